@@ -1,0 +1,48 @@
+/** The human summary of results.json (stdout). */
+const cell = (v: unknown) => (v === null || v === undefined ? '–' : String(v));
+
+function table(title: string, head: string[], rows: unknown[][]) {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => cell(r[i]).length)));
+  const line = (r: unknown[]) => r.map((v, i) => cell(v).padStart(widths[i]!)).join('  ');
+  console.log(`\n${title}\n${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const r of rows) console.log(line(r));
+}
+
+export function printTable(r: any) {
+  console.log(`\nTrisettle bench ${r.run.date}  node ${r.machine.node}  ${r.machine.nproc} cpu  PG ${r.machine.postgres}  load ${r.run.load_avg_start.join(' ')} → ${r.run.load_avg_end.join(' ')}`);
+  if (r.sign) console.log(`\nsign (in-process, 1 core): ${r.sign.bench_signer.per_s}/s; viem signTypedData ${r.sign.viem_sign_typed_data.per_s}/s`);
+  if (r.orders) {
+    const rows: unknown[][] = [];
+    for (const [db, o] of Object.entries<any>(r.orders)) {
+      for (const x of o.rows) {
+        rows.push([db, x.connections, x.service.per_s, x.service.p50_ms, x.service.p99_ms, x.limit.per_s, x.limit.p99_ms, x.insert.per_s, x.ratio, x.rss_peak_mib, o.rss_idle_mib]);
+      }
+    }
+    table('Order creation over HTTP (orders/s, ms)', ['db', 'conc', 'svc/s', 'p50', 'p99', 'limit/s', 'lim p99', 'insert/s', 'svc/limit', 'RSS MiB', 'idle'], rows);
+  }
+  if (r.checkout) {
+    const rows: unknown[][] = [];
+    for (const [db, x] of Object.entries<any>(r.checkout)) {
+      rows.push([db, 'create', 16, x.create.per_s, x.create.p50_ms, x.create.p99_ms]);
+      for (const q of x.public_read) rows.push([db, 'public read', q.connections, q.per_s, q.p50_ms, q.p99_ms]);
+    }
+    table('Checkout sessions', ['db', 'op', 'conc', 'per s', 'p50', 'p99'], rows);
+  }
+  if (r.indexer) {
+    const rows = (r.indexer.backlog ?? []).map((x: any) => [x.db, x.logs, x.seconds, x.per_s]);
+    table(`Indexer backlog (${r.indexer.generation?.logs ?? '?'} OrderPaid logs, generated at ${r.indexer.generation?.tx_per_s ?? '?'} tx/s)`, ['db', 'logs', 's', 'events/s'], rows);
+    if (r.indexer.latency) {
+      const l = r.indexer.latency;
+      table('Confirmation depth → webhook at the receiver (ms)', ['db', 'samples', 'p50', 'p99', 'max', 'depth→indexed p50/p99', 'indexed→webhook p50/p99', 'from tx block p50/p99'],
+        [[l.db, l.samples, l.p50_ms, l.p99_ms, l.max_ms, `${l.depth_to_indexed_p50_ms}/${l.depth_to_indexed_p99_ms}`, `${l.indexed_to_webhook_p50_ms}/${l.indexed_to_webhook_p99_ms}`, `${l.from_block_p50_ms}/${l.from_block_p99_ms}`]]);
+    }
+  }
+  if (r.webhooks) {
+    table('Webhook deliveries to a local receiver', ['db', 'endpoints', 'deliveries', 's', 'per s'],
+      r.webhooks.rows.map((x: any) => [x.db, x.endpoints, x.deliveries, x.seconds, x.per_s]));
+  }
+  if (r.explain) {
+    table('EXPLAIN (ANALYZE) of list/filter queries (PostgreSQL)', ['query', 'index', 'ms'],
+      r.explain.queries.map((q: any) => [q.name, q.indexes.join(', ') || 'NONE', q.execution_ms]));
+  }
+}

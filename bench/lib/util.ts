@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Nearest-rank percentile of unsorted samples (milliseconds). */
+export function percentile(samples: ArrayLike<number>, p: number): number | null {
+  if (samples.length === 0) return null;
+  const sorted = Float64Array.from(samples).sort();
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export const round = (v: number | null, digits = 1) => (v === null ? null : Number(v.toFixed(digits)));
+
+/** The 1, 5 and 15 minute load averages, as `uptime` prints them. */
+export const loadAvg = () => os.loadavg().map((v) => round(v, 2)!) as [number, number, number];
+
+/** Resident set size of a process in MiB, from /proc (Linux). */
+export function rssMiB(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? round(Number(m[1]) / 1024, 1) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; returns the peak. */
+export function rssSampler(pid: number, everyMs = 200) {
+  let peak = rssMiB(pid) ?? 0;
+  const timer = setInterval(() => {
+    const v = rssMiB(pid);
+    if (v !== null && v > peak) peak = v;
+  }, everyMs);
+  return { stop: () => { clearInterval(timer); return peak; } };
+}
+
+/** Runs `op` with `concurrency` workers for `ms`; returns ops/s and latency percentiles. */
+export async function closedLoop(concurrency: number, ms: number, op: (i: number) => Promise<unknown>) {
+  const latencies: number[] = [];
+  let seq = 0;
+  let errors = 0;
+  const started = performance.now();
+  const end = started + ms;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const t = performance.now();
+      try {
+        await op(seq++);
+        latencies.push(performance.now() - t);
+      } catch {
+        errors++;
+      }
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  return { ops: latencies.length, errors, per_s: round(latencies.length / seconds, 0)!, p50_ms: round(percentile(latencies, 50), 2), p99_ms: round(percentile(latencies, 99), 2) };
+}
+
+export function log(...parts: unknown[]) {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${parts.join(' ')}\n`);
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+/// @title Trisettle PaymentRouter interface
+/// @notice Splits a buyer's stablecoin payment between the service, a platform and a merchant in the
+///         paying transaction, and holds the merchant's reserve until it is refunded or released.
+/// @dev Every payment and refund is authorised by an EIP-712 message signed by a service signer over the
+///      domain {name: "Trisettle PaymentRouter", version: "1", chainId, verifyingContract}, so a signature
+///      is bound to one chain and one router. Replay is prevented by the ids (orderId, refundId, batchId),
+///      never by signature bytes.
+interface IPaymentRouter {
+    /// @notice What the service agreed with the platform for one order; signed by a service signer.
+    /// @dev Field order is part of the EIP-712 type hash: do not reorder.
+    struct PayOrder {
+        bytes32 orderId; // keccak256 of the service's public order id ("ord_…")
+        address token; // ERC-20 the buyer pays with (USDC); chosen by the service
+        uint256 amount; // total the buyer pays, base units
+        address payer; // only this address may pay; address(0) = anyone
+        address merchant; // receives amount - fees - reserveHold now, and the reserve later
+        address platform; // receives platformFee
+        uint256 serviceFee; // to the service treasury
+        uint256 platformFee; // to the platform
+        uint256 reserveHold; // kept in the router against this order
+        uint256 deadline; // unix seconds; last second at which payment is accepted
+    }
+
+    /// @notice A refund the service authorised. Paid from the order's reserve first, the rest from the submitter.
+    struct RefundOrder {
+        bytes32 orderId;
+        bytes32 refundId; // keccak256 of the service's public refund id ("re_…"); single use
+        address to; // who receives the refund (normally the payer)
+        uint256 amount;
+        uint256 deadline;
+    }
+
+    /// @notice What the router remembers about a paid order.
+    struct Order {
+        address token;
+        bool paid;
+        address payer;
+        address merchant;
+        uint256 amount;
+        uint256 reserve; // still held by the router for this order
+        uint256 refunded; // total refunded so far, from reserve and from submitters
+    }
+
+    event OrderPaid(
+        bytes32 indexed orderId,
+        address indexed payer,
+        address indexed merchant,
+        address token,
+        uint256 amount,
+        uint256 serviceFee,
+        uint256 platformFee,
+        uint256 reserveHold,
+        address platform
+    );
+    event Refunded(
+        bytes32 indexed orderId,
+        bytes32 indexed refundId,
+        address to,
+        uint256 amount,
+        uint256 fromReserve,
+        uint256 fromSubmitter
+    );
+    event ReserveReleased(bytes32 indexed orderId, bytes32 indexed batchId, address merchant, uint256 amount);
+    /// @notice The token refused the release (merchant blocklisted, token paused): reserve kept for a later batch.
+    event ReserveReleaseFailed(bytes32 indexed orderId, bytes32 indexed batchId, address merchant, uint256 amount);
+    /// @param orderCount number of orders whose reserve was released (= ReserveReleased events in this tx)
+    event BatchSettled(bytes32 indexed batchId, uint256 orderCount, uint256 totalReleased);
+    event SignerUpdated(address indexed signer, bool authorised);
+    event OperatorUpdated(address indexed previousOperator, address indexed newOperator);
+    event ServiceTreasuryUpdated(address indexed previousTreasury, address indexed newTreasury);
+
+    /// @notice Recovered signer is not an authorised service signer. address(0) for a malformed signature
+    ///         (wrong length, including 64-byte EIP-2098 compact signatures, high-s, bad v).
+    error InvalidSigner(address recovered);
+    error OrderExpired(uint256 deadline, uint256 nowTs);
+    error WrongPayer(address expected, address actual);
+    error AlreadyPaid(bytes32 orderId);
+    error ZeroAmount();
+    error FeesExceedAmount(uint256 amount, uint256 serviceFee, uint256 platformFee, uint256 reserveHold);
+    error ZeroAddress();
+    /// @notice The router received a different amount than it pulled (fee-on-transfer or rebasing token).
+    error BalanceDeltaMismatch(uint256 expected, uint256 received);
+    error OrderNotPaid(bytes32 orderId);
+    error RefundAlreadyUsed(bytes32 refundId);
+    error RefundExceedsOrder(bytes32 orderId, uint256 requested, uint256 refundable);
+    error NotOperator(address caller);
+    error BatchAlreadySettled(bytes32 batchId);
+    error InvalidBatchSize(uint256 size, uint256 max);
+    error RenounceDisabled();
+
+    /// @notice Pay an order: pulls `order.amount` from msg.sender (approval needed) and splits it.
+    /// @param signature 65-byte r‖s‖v signature of a service signer over the PayOrder typed data.
+    function payOrder(PayOrder calldata order, bytes calldata signature) external;
+
+    /// @notice Same as {payOrder}, with an EIP-2612 permit for `order.amount` in the same transaction.
+    /// @dev A permit already used by someone who saw it in the mempool is tolerated: payment then relies on
+    ///      the allowance that permit created.
+    function payOrderWithPermit(
+        PayOrder calldata order,
+        bytes calldata signature,
+        uint256 permitDeadline,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external;
+
+    /// @notice Refund part or all of a paid order; anyone may submit a signed refund, and only the part the
+    ///         order's reserve cannot cover is pulled from the submitter (approval needed for that part).
+    function refund(RefundOrder calldata refundOrder, bytes calldata signature) external;
+
+    /// @notice Release the remaining reserve of each order to its merchant. Operator only, at most
+    ///         MAX_BATCH_SIZE orders. Orders with nothing left to release (unpaid, released before, or
+    ///         refunded from the reserve) are skipped, so a refund racing the batch never blocks it; an order
+    ///         whose transfer the token refuses keeps its reserve and emits ReserveReleaseFailed.
+    function settleBatch(bytes32 batchId, bytes32[] calldata orderIds) external;
+
+    function addSigner(address signer) external;
+    function removeSigner(address signer) external;
+    function setOperator(address operator) external;
+    function setServiceTreasury(address treasury) external;
+    function pause() external;
+    function unpause() external;
+
+    function orders(bytes32 orderId) external view returns (Order memory);
+    function isSigner(address account) external view returns (bool);
+    function refundUsed(bytes32 refundId) external view returns (bool);
+    function batchSettled(bytes32 batchId) external view returns (bool);
+    function operator() external view returns (address);
+    function serviceTreasury() external view returns (address);
+    /// @notice EIP-712 digest a signer signs for `order` on this chain and router.
+    function hashPayOrder(PayOrder calldata order) external view returns (bytes32);
+    function hashRefundOrder(RefundOrder calldata refundOrder) external view returns (bytes32);
+    function DOMAIN_SEPARATOR() external view returns (bytes32);
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {Ownable, Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
+import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import {IPaymentRouter} from "./IPaymentRouter.sol";
+
+/// @title Trisettle PaymentRouter
+/// @notice Non-custodial split router: shares are pushed in the paying transaction; the router only ever
+///         holds the reserves of paid orders (invariant: balance == Σ order.reserve per token).
+/// @dev Any token the service signs is accepted (no allowlist): the token is part of the signed PayOrder,
+///      so only the service chooses it, and every order's money stays accounted to that order's token.
+contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, ReentrancyGuard {
+    using SafeERC20 for IERC20;
+
+    bytes32 public constant PAY_ORDER_TYPEHASH = keccak256(
+        "PayOrder(bytes32 orderId,address token,uint256 amount,address payer,address merchant,address platform,"
+        "uint256 serviceFee,uint256 platformFee,uint256 reserveHold,uint256 deadline)"
+    );
+    bytes32 public constant REFUND_ORDER_TYPEHASH =
+        keccak256("RefundOrder(bytes32 orderId,bytes32 refundId,address to,uint256 amount,uint256 deadline)");
+    /// @notice Bounds a batch's gas: 100 token transfers fit comfortably in a block.
+    uint256 public constant MAX_BATCH_SIZE = 100;
+
+    /// @inheritdoc IPaymentRouter
+    mapping(address account => bool) public isSigner;
+    /// @inheritdoc IPaymentRouter
+    mapping(bytes32 refundId => bool) public refundUsed;
+    /// @inheritdoc IPaymentRouter
+    mapping(bytes32 batchId => bool) public batchSettled;
+    /// @inheritdoc IPaymentRouter
+    address public operator;
+    /// @inheritdoc IPaymentRouter
+    address public serviceTreasury;
+    mapping(bytes32 orderId => Order) private _orders;
+
+    modifier onlyOperator() {
+        if (msg.sender != operator) revert NotOperator(msg.sender);
+        _;
+    }
+
+    constructor(address owner_, address signer_, address operator_, address treasury_)
+        EIP712("Trisettle PaymentRouter", "1")
+        Ownable(owner_)
+    {
+        _setSigner(signer_, true);
+        _setOperator(operator_);
+        _setServiceTreasury(treasury_);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function payOrder(PayOrder calldata order, bytes calldata signature) external nonReentrant whenNotPaused {
+        _pay(order, signature);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function payOrderWithPermit(
+        PayOrder calldata order,
+        bytes calldata signature,
+        uint256 permitDeadline,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external nonReentrant whenNotPaused {
+        // Anyone can copy a permit from the mempool and submit it first; that must not make the payment
+        // fail. If the permit reverts we carry on, and transferFrom decides on the allowance it left.
+        try IERC20Permit(order.token).permit(msg.sender, address(this), order.amount, permitDeadline, v, r, s) {}
+            catch {}
+        _pay(order, signature);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function refund(RefundOrder calldata ro, bytes calldata signature) external nonReentrant whenNotPaused {
+        _requireSigner(hashRefundOrder(ro), signature);
+        if (block.timestamp > ro.deadline) revert OrderExpired(ro.deadline, block.timestamp);
+        if (refundUsed[ro.refundId]) revert RefundAlreadyUsed(ro.refundId);
+        if (ro.amount == 0) revert ZeroAmount();
+        if (ro.to == address(0)) revert ZeroAddress();
+        Order storage o = _orders[ro.orderId];
+        if (!o.paid) revert OrderNotPaid(ro.orderId);
+        uint256 refundable = o.amount - o.refunded;
+        if (ro.amount > refundable) revert RefundExceedsOrder(ro.orderId, ro.amount, refundable);
+
+        // Effects before any token call: the reserve is spent first so the submitter funds only the rest.
+        uint256 fromReserve = ro.amount < o.reserve ? ro.amount : o.reserve;
+        uint256 fromSubmitter = ro.amount - fromReserve;
+        refundUsed[ro.refundId] = true;
+        o.reserve -= fromReserve;
+        o.refunded += ro.amount;
+
+        IERC20 token = IERC20(o.token);
+        if (fromSubmitter != 0) _pullExact(token, fromSubmitter);
+        token.safeTransfer(ro.to, ro.amount);
+        emit Refunded(ro.orderId, ro.refundId, ro.to, ro.amount, fromReserve, fromSubmitter);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function settleBatch(bytes32 batchId, bytes32[] calldata orderIds)
+        external
+        onlyOperator
+        nonReentrant
+        whenNotPaused
+    {
+        if (orderIds.length == 0 || orderIds.length > MAX_BATCH_SIZE) {
+            revert InvalidBatchSize(orderIds.length, MAX_BATCH_SIZE);
+        }
+        if (batchSettled[batchId]) revert BatchAlreadySettled(batchId);
+        batchSettled[batchId] = true;
+
+        uint256 count;
+        uint256 total;
+        for (uint256 i; i < orderIds.length; ++i) {
+            Order storage o = _orders[orderIds[i]];
+            uint256 amount = o.reserve;
+            // Skip rather than revert: a refund may have consumed the reserve after the batch was built.
+            if (amount == 0) continue;
+            o.reserve = 0;
+            // One merchant the token refuses (e.g. USDC-blocklisted) must not hold up everyone else's
+            // release: its reserve stays recorded and a later batch can retry.
+            if (!IERC20(o.token).trySafeTransfer(o.merchant, amount)) {
+                o.reserve = amount;
+                emit ReserveReleaseFailed(orderIds[i], batchId, o.merchant, amount);
+                continue;
+            }
+            ++count;
+            total += amount;
+            emit ReserveReleased(orderIds[i], batchId, o.merchant, amount);
+        }
+        emit BatchSettled(batchId, count, total);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function addSigner(address signer) external onlyOwner {
+        _setSigner(signer, true);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function removeSigner(address signer) external onlyOwner {
+        _setSigner(signer, false);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function setOperator(address operator_) external onlyOwner {
+        _setOperator(operator_);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function setServiceTreasury(address treasury) external onlyOwner {
+        _setServiceTreasury(treasury);
+    }
+
+    /// @dev Without an owner no one could rotate a leaked signer or pause: renouncing is not offered.
+    function renounceOwnership() public pure override {
+        revert RenounceDisabled();
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function pause() external onlyOwner {
+        _pause();
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function unpause() external onlyOwner {
+        _unpause();
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function orders(bytes32 orderId) external view returns (Order memory) {
+        return _orders[orderId];
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function hashPayOrder(PayOrder calldata order) public view returns (bytes32) {
+        // PayOrder has only static fields, so abi.encode(struct) == encoding each field in order.
+        return _hashTypedDataV4(keccak256(abi.encode(PAY_ORDER_TYPEHASH, order)));
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function hashRefundOrder(RefundOrder calldata ro) public view returns (bytes32) {
+        return _hashTypedDataV4(keccak256(abi.encode(REFUND_ORDER_TYPEHASH, ro)));
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function DOMAIN_SEPARATOR() external view returns (bytes32) {
+        return _domainSeparatorV4();
+    }
+
+    function _pay(PayOrder calldata order, bytes calldata signature) private {
+        _requireSigner(hashPayOrder(order), signature);
+        if (block.timestamp > order.deadline) revert OrderExpired(order.deadline, block.timestamp);
+        if (order.payer != address(0) && msg.sender != order.payer) revert WrongPayer(order.payer, msg.sender);
+        if (_orders[order.orderId].paid) revert AlreadyPaid(order.orderId);
+        if (order.amount == 0) revert ZeroAmount();
+        if (order.merchant == address(0) || order.platform == address(0)) revert ZeroAddress();
+        // Written as subtractions so absurd fee values cannot overflow past the check.
+        uint256 amount = order.amount;
+        if (
+            order.serviceFee > amount || order.platformFee > amount - order.serviceFee
+                || order.reserveHold > amount - order.serviceFee - order.platformFee
+        ) revert FeesExceedAmount(amount, order.serviceFee, order.platformFee, order.reserveHold);
+
+        // Mark paid by orderId before moving tokens (checks-effects-interactions).
+        _orders[order.orderId] = Order(order.token, true, msg.sender, order.merchant, amount, order.reserveHold, 0);
+
+        IERC20 token = IERC20(order.token);
+        _pullExact(token, amount);
+        // A recipient the token refuses (e.g. a USDC-blocklisted wallet) reverts the whole payment: the buyer
+        // keeps the funds and the order stays payable.
+        _push(token, serviceTreasury, order.serviceFee);
+        _push(token, order.platform, order.platformFee);
+        _push(token, order.merchant, amount - order.serviceFee - order.platformFee - order.reserveHold);
+        emit OrderPaid(
+            order.orderId,
+            msg.sender,
+            order.merchant,
+            order.token,
+            amount,
+            order.serviceFee,
+            order.platformFee,
+            order.reserveHold,
+            order.platform
+        );
+    }
+
+    /// @dev Pulls `amount` from msg.sender and insists the router received exactly that, so fee-on-transfer
+    ///      and similar tokens can never leave the router short of the reserves it records.
+    function _pullExact(IERC20 token, uint256 amount) private {
+        uint256 before = token.balanceOf(address(this));
+        token.safeTransferFrom(msg.sender, address(this), amount);
+        uint256 received = token.balanceOf(address(this)) - before;
+        if (received != amount) revert BalanceDeltaMismatch(amount, received);
+    }
+
+    function _push(IERC20 token, address to, uint256 amount) private {
+        if (amount != 0) token.safeTransfer(to, amount);
+    }
+
+    function _requireSigner(bytes32 digest, bytes calldata signature) private view {
+        // tryRecover accepts only 65-byte, low-s signatures; anything else recovers to address(0).
+        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
+        if (err != ECDSA.RecoverError.NoError || !isSigner[recovered]) revert InvalidSigner(recovered);
+    }
+
+    function _setSigner(address signer, bool authorised) private {
+        if (signer == address(0)) revert ZeroAddress();
+        isSigner[signer] = authorised;
+        emit SignerUpdated(signer, authorised);
+    }
+
+    function _setOperator(address operator_) private {
+        if (operator_ == address(0)) revert ZeroAddress();
+        emit OperatorUpdated(operator, operator_);
+        operator = operator_;
+    }
+
+    function _setServiceTreasury(address treasury) private {
+        if (treasury == address(0)) revert ZeroAddress();
+        emit ServiceTreasuryUpdated(serviceTreasury, treasury);
+        serviceTreasury = treasury;
+    }
+}

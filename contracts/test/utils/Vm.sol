@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+/// @notice The subset of Foundry's cheatcodes these tests use. forge-std is not vendored (no network at
+///         build time), so the signatures below are copied from Foundry's Vm interface; the selectors must
+///         match exactly for forge to intercept the calls.
+interface Vm {
+    function addr(uint256 privateKey) external pure returns (address);
+    function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
+    function warp(uint256 newTimestamp) external;
+    function chainId(uint256 newChainId) external;
+    function prank(address sender) external;
+    function startPrank(address sender) external;
+    function stopPrank() external;
+    function expectRevert() external;
+    function expectRevert(bytes4 revertData) external;
+    function expectRevert(bytes calldata revertData) external;
+    function expectEmit() external;
+    function label(address account, string calldata newLabel) external;
+    function assume(bool condition) external pure;
+    function assertTrue(bool condition, string calldata error) external pure;
+    function assertFalse(bool condition, string calldata error) external pure;
+    function assertEq(uint256 left, uint256 right, string calldata error) external pure;
+    function assertEq(address left, address right, string calldata error) external pure;
+    function assertEq(bytes32 left, bytes32 right, string calldata error) external pure;
+    function assertEq(bool left, bool right, string calldata error) external pure;
+    function assertLe(uint256 left, uint256 right, string calldata error) external pure;
+}

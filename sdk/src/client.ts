@@ -1,0 +1,194 @@
+import { Core, segment, type RequestOptions, type TrisettleOptions } from './core.js';
+import type { ListResult } from './pagination.js';
+import type {
+  ApiKey, CheckoutSession, CompleteInvitationParams, CompleteInvitationResponse, CreateCheckoutSessionParams, CreateInvitationParams,
+  CreateMerchantParams, CreateOrderParams, CreateRefundParams, CreateWebhookEndpointParams, DeletedWebhookEndpoint, Event, Health,
+  ListDeliveriesParams, ListEventsParams, ListMerchantsParams, ListOrdersParams, ListRefundsParams, ListSettlementsParams,
+  ListWebhookEndpointsParams, Me, Merchant, MerchantInvitation, Order, OrderSummary, PublicCheckoutSession, PublicInvitation,
+  RetrieveInvitationParams, Refund, Settlement, WebhookDelivery, WebhookEndpoint,
+} from './types.js';
+
+/** Sub-merchants: direct creation (wallet known) and lookups by id or external_id. */
+class Merchants {
+  constructor(private readonly core: Core) {}
+  create(params: CreateMerchantParams, o?: RequestOptions) {
+    return this.core.request<Merchant>('POST', '/v1/onboarding/merchants', { ...o, body: params });
+  }
+  /** By id (mch_…) or by your external_id. */
+  retrieve(idOrExternalId: string, o?: RequestOptions) {
+    return this.core.request<Merchant>('GET', `/v1/merchants/${segment(idOrExternalId)}`, o);
+  }
+  list(params: ListMerchantsParams = {}, o?: RequestOptions): ListResult<Merchant> {
+    return this.core.list<Merchant>('/v1/merchants', params, o);
+  }
+}
+
+/** Merchant invitations: the merchant binds their own wallet on the hosted onboarding page. */
+class Invitations {
+  constructor(private readonly core: Core) {}
+  create(params: CreateInvitationParams, o?: RequestOptions) {
+    return this.core.request<MerchantInvitation>('POST', '/v1/merchants/invitations', { ...o, body: params });
+  }
+  /** The 50 most recent, with state and attached wallet (a single page). */
+  list(o?: RequestOptions): ListResult<MerchantInvitation> {
+    return this.core.list<MerchantInvitation>('/v1/merchants/invitations', {}, o);
+  }
+  /** Public read by token; with `wallet`, includes the exact message that wallet must personal_sign. */
+  retrieve(token: string, params: RetrieveInvitationParams = {}, o?: RequestOptions) {
+    return this.core.request<PublicInvitation>('GET', `/v1/merchants/invitations/${segment(token)}`, { ...o, query: params });
+  }
+  /** Public: completes onboarding with the wallet's EIP-191 signature of `message`. */
+  complete(token: string, params: CompleteInvitationParams, o?: RequestOptions) {
+    return this.core.request<CompleteInvitationResponse>('POST', `/v1/merchants/invitations/${segment(token)}/complete`, { ...o, body: params });
+  }
+}
+
+/** Direct orders: the response carries what the buyer's wallet needs (pay_to, eip712, signature). */
+class Orders {
+  constructor(private readonly core: Core) {}
+  create(params: CreateOrderParams, o?: RequestOptions) {
+    return this.core.request<Order>('POST', '/v1/orders', { ...o, body: params });
+  }
+  retrieve(id: string, o?: RequestOptions) {
+    return this.core.request<Order>('GET', `/v1/orders/${segment(id)}`, o);
+  }
+  list(params: ListOrdersParams = {}, o?: RequestOptions): ListResult<Order> {
+    return this.core.list<Order>('/v1/orders', params, o);
+  }
+  summary(o?: RequestOptions) {
+    return this.core.request<OrderSummary>('GET', '/v1/orders/summary', o);
+  }
+}
+
+/** Hosted checkout: redirect the buyer to `url`; listen for order.confirmed / checkout.session.completed. */
+class CheckoutSessions {
+  constructor(private readonly core: Core) {}
+  create(params: CreateCheckoutSessionParams, o?: RequestOptions) {
+    return this.core.request<CheckoutSession>('POST', '/v1/checkout/sessions', { ...o, body: params });
+  }
+  /** Public read by session_token (cs_live_…): state and the order to pay. */
+  retrieve(sessionToken: string, o?: RequestOptions) {
+    return this.core.request<PublicCheckoutSession>('GET', `/v1/checkout/sessions/${segment(sessionToken)}`, o);
+  }
+}
+
+class Refunds {
+  constructor(private readonly core: Core) {}
+  /** Whole remaining amount unless `amount` is given. */
+  create(params: CreateRefundParams, o?: RequestOptions) {
+    return this.core.request<Refund>('POST', '/v1/refunds', { ...o, body: params });
+  }
+  retrieve(id: string, o?: RequestOptions) {
+    return this.core.request<Refund>('GET', `/v1/refunds/${segment(id)}`, o);
+  }
+  list(params: ListRefundsParams = {}, o?: RequestOptions): ListResult<Refund> {
+    return this.core.list<Refund>('/v1/refunds', params, o);
+  }
+}
+
+class Settlements {
+  constructor(private readonly core: Core) {}
+  retrieve(id: string, o?: RequestOptions) {
+    return this.core.request<Settlement>('GET', `/v1/settlements/${segment(id)}`, o);
+  }
+  list(params: ListSettlementsParams = {}, o?: RequestOptions): ListResult<Settlement> {
+    return this.core.list<Settlement>('/v1/settlements', params, o);
+  }
+}
+
+class WebhookEndpoints {
+  constructor(private readonly core: Core) {}
+  /** The response's `secret` (whsec_…) is shown only here and on rollSecret: store it for verifyWebhook. */
+  create(params: CreateWebhookEndpointParams, o?: RequestOptions) {
+    return this.core.request<WebhookEndpoint>('POST', '/v1/webhooks/endpoints', { ...o, body: params });
+  }
+  retrieve(id: string, o?: RequestOptions) {
+    return this.core.request<WebhookEndpoint>('GET', `/v1/webhooks/endpoints/${segment(id)}`, o);
+  }
+  list(params: ListWebhookEndpointsParams = {}, o?: RequestOptions): ListResult<WebhookEndpoint> {
+    return this.core.list<WebhookEndpoint>('/v1/webhooks/endpoints', params, o);
+  }
+  delete(id: string, o?: RequestOptions) {
+    return this.core.request<DeletedWebhookEndpoint>('DELETE', `/v1/webhooks/endpoints/${segment(id)}`, o);
+  }
+  /** New secret; for 24 h deliveries carry both signatures, so receivers can switch without losing events. */
+  rollSecret(id: string, o?: RequestOptions) {
+    return this.core.request<WebhookEndpoint>('POST', `/v1/webhooks/endpoints/${segment(id)}/roll-secret`, o);
+  }
+  listDeliveries(id: string, params: ListDeliveriesParams = {}, o?: RequestOptions): ListResult<WebhookDelivery> {
+    return this.core.list<WebhookDelivery>(`/v1/webhooks/endpoints/${segment(id)}/deliveries`, params, o);
+  }
+  redeliver(deliveryId: string, o?: RequestOptions) {
+    return this.core.request<WebhookDelivery>('POST', `/v1/webhooks/deliveries/${segment(deliveryId)}/redeliver`, o);
+  }
+}
+
+class Events {
+  constructor(private readonly core: Core) {}
+  retrieve(id: string, o?: RequestOptions) {
+    return this.core.request<Event>('GET', `/v1/events/${segment(id)}`, o);
+  }
+  list(params: ListEventsParams = {}, o?: RequestOptions): ListResult<Event> {
+    return this.core.list<Event>('/v1/events', params, o);
+  }
+}
+
+class Keys {
+  constructor(private readonly core: Core) {}
+  list(o?: RequestOptions): ListResult<ApiKey> {
+    return this.core.list<ApiKey>('/v1/developers/keys', {}, o);
+  }
+  /** A new secret key (in `key`, shown once); existing keys keep working until revoked. */
+  create(o?: RequestOptions) {
+    return this.core.request<ApiKey>('POST', '/v1/developers/keys', o);
+  }
+  revoke(id: string, o?: RequestOptions) {
+    return this.core.request<ApiKey>('POST', `/v1/developers/keys/${segment(id)}/revoke`, o);
+  }
+}
+
+/**
+ * The Trisettle API for a platform's backend.
+ *
+ *   const trisettle = new Trisettle({ secretKey: process.env.TRISETTLE_SECRET_KEY!, baseUrl: 'http://localhost:3000' });
+ *   const session = await trisettle.checkoutSessions.create({ merchant_id: 'shop-1', order_no: 'A-1', chain_id: 84532, token: 'USDC', amount: '25.00' });
+ */
+export class Trisettle {
+  readonly #core: Core;
+  readonly merchants: Merchants;
+  readonly invitations: Invitations;
+  readonly orders: Orders;
+  readonly checkoutSessions: CheckoutSessions;
+  readonly refunds: Refunds;
+  readonly settlements: Settlements;
+  readonly webhookEndpoints: WebhookEndpoints;
+  readonly events: Events;
+  readonly keys: Keys;
+
+  constructor(options: TrisettleOptions) {
+    const core = new Core(options);
+    this.#core = core;
+    this.merchants = new Merchants(core);
+    this.invitations = new Invitations(core);
+    this.orders = new Orders(core);
+    this.checkoutSessions = new CheckoutSessions(core);
+    this.refunds = new Refunds(core);
+    this.settlements = new Settlements(core);
+    this.webhookEndpoints = new WebhookEndpoints(core);
+    this.events = new Events(core);
+    this.keys = new Keys(core);
+  }
+
+  get baseUrl(): string {
+    return this.#core.baseUrl;
+  }
+
+  /** Who this key belongs to. */
+  me(o?: RequestOptions) {
+    return this.#core.request<Me>('GET', '/v1/me', o);
+  }
+
+  health(o?: RequestOptions) {
+    return this.#core.request<Health>('GET', '/health', o);
+  }
+}

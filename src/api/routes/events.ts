@@ -1,0 +1,30 @@
+import { createRoute } from '@hono/zod-openapi';
+import { platformIdOf } from '../middleware/auth.js';
+import { access, createRouter, errors, jsonResponse, listEnvelope, ListQuery, z } from '../openapi.js';
+import { EventSchema, EventTypeSchema } from '../../modules/events/schemas.js';
+import { serializeEvent } from '../../modules/events/serialize.js';
+
+const EventsQuery = ListQuery.extend({ type: EventTypeSchema.optional().openapi({ description: 'Only events of this type' }) }).strict();
+const EventParams = z.object({ id: z.string().max(64) });
+
+const list = createRoute({
+  method: 'get', path: '/v1/events', tags: ['Events'], summary: 'List events',
+  description: 'Everything the service emitted for this platform, newest first, whether or not an endpoint was subscribed.',
+  ...access.secretOrSession(), request: { query: EventsQuery },
+  responses: { 200: jsonResponse(listEnvelope(EventSchema, 'EventList'), 'Events, newest first'), ...errors(401, 403, 422) },
+});
+const get = createRoute({
+  method: 'get', path: '/v1/events/{id}', tags: ['Events'], summary: 'Retrieve an event',
+  ...access.secretOrSession(), request: { params: EventParams },
+  responses: { 200: jsonResponse(EventSchema, 'The event'), ...errors(401, 403, 404) },
+});
+
+export const eventRoutes = createRouter()
+  .openapi(list, async (c) => {
+    const page = await c.get('services').events.list(platformIdOf(c.get('principal')), c.req.valid('query'));
+    return c.json(page, 200);
+  })
+  .openapi(get, async (c) => {
+    const row = await c.get('services').events.get(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(serializeEvent(row), 200);
+  });

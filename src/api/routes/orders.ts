@@ -1,0 +1,39 @@
+import { createRoute } from '@hono/zod-openapi';
+import { platformIdOf } from '../middleware/auth.js';
+import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, z } from '../openapi.js';
+import { CreateOrderRequest, ListOrdersQuery, Order, OrderSummary } from '../../modules/orders/schemas.js';
+import { serializeOrder } from '../../modules/orders/serialize.js';
+
+const create = createRoute({
+  method: 'post', path: '/v1/orders', tags: ['Orders'], summary: 'Create an order: returns the router address, typed data and signature to pay it',
+  ...access.secretOrSession(),
+  request: { headers: IdempotencyHeader, body: jsonBody(CreateOrderRequest) },
+  responses: { 201: jsonResponse(Order, 'The order in pending_payment'), ...errors(400, 401, 403, 404, 409, 413, 422) },
+});
+const list = createRoute({
+  method: 'get', path: '/v1/orders', tags: ['Orders'], summary: 'List orders, newest first',
+  ...access.secretOrSession(), request: { query: ListOrdersQuery },
+  responses: { 200: jsonResponse(listEnvelope(Order, 'OrderList'), 'A page of orders'), ...errors(401, 403, 422) },
+});
+const summary = createRoute({
+  method: 'get', path: '/v1/orders/summary', tags: ['Orders'], summary: 'Counts and gross volume for dashboards',
+  ...access.secretOrSession(),
+  responses: { 200: jsonResponse(OrderSummary, 'Summary'), ...errors(401, 403) },
+});
+const get = createRoute({
+  method: 'get', path: '/v1/orders/{id}', tags: ['Orders'], summary: 'One order',
+  ...access.secretOrSession(), request: { params: z.object({ id: z.string().max(64) }) },
+  responses: { 200: jsonResponse(Order, 'The order'), ...errors(401, 403, 404) },
+});
+
+export const orderRoutes = createRouter()
+  .openapi(create, async (c) => {
+    const order = await c.get('services').orders.create(platformIdOf(c.get('principal')), c.req.valid('json'));
+    return c.json(serializeOrder(order), 201);
+  })
+  .openapi(list, async (c) => c.json(await c.get('services').orders.list(platformIdOf(c.get('principal')), c.req.valid('query')), 200))
+  .openapi(summary, async (c) => c.json(await c.get('services').orders.summary(platformIdOf(c.get('principal'))), 200))
+  .openapi(get, async (c) => {
+    const order = await c.get('services').orders.get(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(serializeOrder(order), 200);
+  });

@@ -1,0 +1,23 @@
+import { createRoute } from '@hono/zod-openapi';
+import { AppError } from '../../lib/errors.js';
+import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse } from '../openapi.js';
+import { OnboardSelfRequest, OnboardSelfResponse } from '../../modules/platforms/schemas.js';
+import { serializeOnboarded } from '../../modules/platforms/serialize.js';
+
+const route = createRoute({
+  method: 'post',
+  path: '/v1/onboarding/self',
+  tags: ['Platforms'],
+  summary: 'Create the platform of the signed-in account',
+  description: 'Returns the secret key once; only its hash is stored.',
+  ...access.session(),
+  request: { headers: IdempotencyHeader, body: jsonBody(OnboardSelfRequest) },
+  responses: { 201: jsonResponse(OnboardSelfResponse, 'Platform created'), ...errors(400, 401, 403, 409, 413, 422) },
+});
+
+export const platformRoutes = createRouter().openapi(route, async (c) => {
+  const p = c.get('principal');
+  if (p.kind !== 'session') throw new AppError('forbidden');
+  const result = await c.get('services').platforms.onboardSelf(p.userId, c.req.valid('json'));
+  return c.json(serializeOnboarded(result), 201);
+});

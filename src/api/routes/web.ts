@@ -1,0 +1,27 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../context.js';
+import type { Services } from '../../services.js';
+
+const WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web/dist');
+
+/**
+ * The hosted pages (dashboard, /onboard/<token>, /checkout/<token>) are one Vite build served by this
+ * server. Client-side routes all answer with index.html.
+ */
+export function mountWeb(app: OpenAPIHono<AppEnv>, _services: Services) {
+  const index = path.join(WEB_DIST, 'index.html');
+  if (!existsSync(index)) return;
+  const html = readFileSync(index, 'utf8');
+  app.use('/assets/*', serveStatic({ root: path.relative(process.cwd(), WEB_DIST) }));
+  const page = (c: Context) => c.html(html);
+  app.get('/', page);
+  app.get('/onboard/*', page);
+  app.get('/checkout/*', page);
+  app.get('/dashboard/*', page);
+  app.get('/favicon.svg', serveStatic({ path: path.join(path.relative(process.cwd(), WEB_DIST), 'favicon.svg') }));
+}

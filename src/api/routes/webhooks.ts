@@ -1,0 +1,80 @@
+import { createRoute } from '@hono/zod-openapi';
+import { platformIdOf } from '../middleware/auth.js';
+import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, ListQuery } from '../openapi.js';
+import {
+  CreateEndpointRequest, DeletedWebhookEndpoint, IdParams, WebhookDelivery, WebhookEndpoint,
+} from '../../modules/webhooks/schemas.js';
+import { serializeDeletedEndpoint, serializeEndpoint } from '../../modules/webhooks/serialize.js';
+
+const tags = ['Webhooks'];
+
+const create = createRoute({
+  method: 'post', path: '/v1/webhooks/endpoints', tags, summary: 'Register a webhook endpoint',
+  description: 'The response carries the signing secret (whsec_…); it is shown again only when rolled.',
+  ...access.secretOrSession(), request: { headers: IdempotencyHeader, body: jsonBody(CreateEndpointRequest) },
+  responses: { 201: jsonResponse(WebhookEndpoint, 'The endpoint, with its secret'), ...errors(400, 401, 403, 409, 413, 422) },
+});
+const list = createRoute({
+  method: 'get', path: '/v1/webhooks/endpoints', tags, summary: 'List webhook endpoints',
+  ...access.secretOrSession(), request: { query: ListQuery },
+  responses: { 200: jsonResponse(listEnvelope(WebhookEndpoint, 'WebhookEndpointList'), 'Endpoints, newest first'), ...errors(401, 403, 422) },
+});
+const get = createRoute({
+  method: 'get', path: '/v1/webhooks/endpoints/{id}', tags, summary: 'Retrieve a webhook endpoint',
+  ...access.secretOrSession(), request: { params: IdParams },
+  responses: { 200: jsonResponse(WebhookEndpoint, 'The endpoint (without its secret)'), ...errors(401, 403, 404) },
+});
+const remove = createRoute({
+  method: 'delete', path: '/v1/webhooks/endpoints/{id}', tags, summary: 'Delete a webhook endpoint',
+  description: 'Nothing more is sent to it; its pending deliveries are failed. Its delivery history is kept.',
+  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader },
+  responses: { 200: jsonResponse(DeletedWebhookEndpoint, 'Deleted'), ...errors(401, 403, 404, 409) },
+});
+const roll = createRoute({
+  method: 'post', path: '/v1/webhooks/endpoints/{id}/roll-secret', tags, summary: 'Roll the signing secret',
+  description: 'Returns the new secret. For 24 hours deliveries carry two signatures, `v1=<new>,v1=<old>`, so receivers can switch without dropping events.',
+  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader },
+  responses: { 200: jsonResponse(WebhookEndpoint, 'The endpoint, with its new secret'), ...errors(401, 403, 404, 409) },
+});
+const deliveries = createRoute({
+  method: 'get', path: '/v1/webhooks/endpoints/{id}/deliveries', tags, summary: 'List deliveries to an endpoint',
+  ...access.secretOrSession(), request: { params: IdParams, query: ListQuery },
+  responses: { 200: jsonResponse(listEnvelope(WebhookDelivery, 'WebhookDeliveryList'), 'Deliveries, newest first'), ...errors(401, 403, 404, 422) },
+});
+const redeliver = createRoute({
+  method: 'post', path: '/v1/webhooks/deliveries/{id}/redeliver', tags, summary: 'Send a delivery again now',
+  description: 'Schedules an attempt now, whatever the delivery\'s state, with a fresh retry schedule. 409 while an attempt is in flight or if the endpoint is disabled.',
+  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader },
+  responses: { 200: jsonResponse(WebhookDelivery, 'The rescheduled delivery'), ...errors(401, 403, 404, 409) },
+});
+
+export const webhookRoutes = createRouter()
+  .openapi(create, async (c) => {
+    const { row, secret } = await c.get('services').webhooks.createEndpoint(platformIdOf(c.get('principal')), c.req.valid('json'));
+    return c.json(serializeEndpoint(row, secret), 201);
+  })
+  .openapi(list, async (c) => {
+    const page = await c.get('services').webhooks.listEndpoints(platformIdOf(c.get('principal')), c.req.valid('query'));
+    return c.json(page, 200);
+  })
+  .openapi(get, async (c) => {
+    const row = await c.get('services').webhooks.getEndpoint(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(serializeEndpoint(row), 200);
+  })
+  .openapi(remove, async (c) => {
+    const row = await c.get('services').webhooks.deleteEndpoint(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(serializeDeletedEndpoint(row), 200);
+  })
+  .openapi(roll, async (c) => {
+    const { row, secret } = await c.get('services').webhooks.rollSecret(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(serializeEndpoint(row, secret), 200);
+  })
+  .openapi(deliveries, async (c) => {
+    const p = platformIdOf(c.get('principal'));
+    const page = await c.get('services').webhooks.listDeliveries(p, c.req.valid('param').id, c.req.valid('query'));
+    return c.json(page, 200);
+  })
+  .openapi(redeliver, async (c) => {
+    const view = await c.get('services').webhooks.redeliver(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(view, 200);
+  });

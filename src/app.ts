@@ -1,0 +1,116 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { secureHeaders } from 'hono/secure-headers';
+import type { MiddlewareHandler } from 'hono';
+import { AppError } from './lib/errors.js';
+import type { AppEnv } from './api/context.js';
+import { resolvePrincipal } from './api/middleware/auth.js';
+import { onError, onNotFound } from './api/middleware/errors.js';
+import { idempotency } from './api/middleware/idempotency.js';
+import { requestId } from './api/middleware/request-id.js';
+import { storableText } from './api/middleware/storable-text.js';
+import { validationHook } from './api/openapi.js';
+import { adminRoutes } from './api/routes/admin.js';
+import { checkoutRoutes } from './api/routes/checkout.js';
+import { invitationRoutes } from './api/routes/invitations.js';
+import { merchantRoutes } from './api/routes/merchants.js';
+import { orderRoutes } from './api/routes/orders.js';
+import { healthRoutes } from './api/routes/health.js';
+import { keyRoutes } from './api/routes/keys.js';
+import { eventRoutes } from './api/routes/events.js';
+import { webhookRoutes } from './api/routes/webhooks.js';
+import { meRoutes } from './api/routes/me.js';
+import { platformRoutes } from './api/routes/platforms.js';
+import { refundRoutes } from './api/routes/refunds.js';
+import { settlementRoutes } from './api/routes/settlements.js';
+import { mountDocs } from './api/routes/docs.js';
+import { mountWeb } from './api/routes/web.js';
+import type { Services } from './services.js';
+
+export const MAX_BODY_BYTES = 32 * 1024;
+
+/** JSON only: a body in any other type is refused, which also closes the cross-site form-post door. */
+const requireJson = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  if (['POST', 'PUT', 'PATCH'].includes(c.req.method)) {
+    const length = c.req.header('content-length');
+    const hasBody = length !== undefined ? length !== '0' : c.req.raw.body !== null;
+    const type = c.req.header('content-type') ?? '';
+    if (hasBody && !/^application\/json\b/i.test(type)) throw new AppError('unsupported_media_type');
+  }
+  await next();
+};
+
+const metricsMiddleware = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const end = c.get('services').metrics.httpRequests.startTimer();
+  await next();
+  end({ method: c.req.method, route: c.req.routePath ?? 'unmatched', status: String(c.res.status) });
+};
+
+export function buildApp(services: Services) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const { config } = services;
+
+  app.use('*', async (c, next) => {
+    c.set('services', services);
+    c.set('logger', services.logger);
+    await next();
+  });
+  app.use('*', requestId());
+  app.use('*', metricsMiddleware());
+  app.use('*', secureHeaders({ crossOriginEmbedderPolicy: false, contentSecurityPolicy: undefined }));
+  if (config.dashboardUrl !== config.publicBaseUrl) {
+    app.use('/api/*', cors({ origin: config.dashboardUrl, credentials: true }));
+    app.use('/v1/*', cors({ origin: config.dashboardUrl, credentials: true, allowHeaders: ['Content-Type', 'Authorization', 'Idempotency-Key'] }));
+  }
+  const limit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new AppError('payload_too_large'); } });
+  app.use('/v1/*', limit);
+  app.use('/api/*', limit);
+  app.use('/_/*', limit);
+  app.use('/v1/*', requireJson());
+  app.use('/_/*', requireJson());
+  for (const prefix of ['/v1/*', '/api/*', '/_/*']) app.use(prefix, storableText());
+  app.use('/v1/*', resolvePrincipal());
+  app.use('/_/*', resolvePrincipal());
+  app.use('/metrics', resolvePrincipal());
+  app.use('/v1/*', idempotency());
+
+  app.on(['GET', 'POST'], '/api/auth/*', (c) => services.auth.handler(c.req.raw));
+
+  app.route('/', healthRoutes);
+  app.route('/', meRoutes);
+  app.route('/', platformRoutes);
+  app.route('/', keyRoutes);
+  app.route('/', webhookRoutes);
+  app.route('/', eventRoutes);
+  app.route('/', invitationRoutes); // before merchantRoutes: /v1/merchants/invitations is not a merchant id
+  app.route('/', merchantRoutes);
+  app.route('/', orderRoutes);
+  app.route('/', checkoutRoutes);
+  app.route('/', refundRoutes);
+  app.route('/', settlementRoutes);
+  app.route('/', adminRoutes(services));
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http', scheme: 'bearer', description: 'Secret key sk_live_… (server side only)',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
+    type: 'apiKey', in: 'cookie', name: 'better-auth.session_token', description: 'Dashboard session cookie from /api/auth/sign-in/email',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'admin', {
+    type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operators only)',
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Trisettle API', version: '1.0.0', description: 'Multi-party USDC settlement: platforms, sub-merchants, orders, hosted checkout, refunds, webhooks.' },
+    servers: [{ url: config.publicBaseUrl }],
+  });
+
+  mountDocs(app);
+  mountWeb(app, services);
+  app.notFound(onNotFound);
+  app.onError(onError);
+  return app;
+}
+
+export type App = ReturnType<typeof buildApp>;

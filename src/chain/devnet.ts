@@ -1,0 +1,186 @@
+/**
+ * The zero-configuration devnet (DESIGN §2): anvil with chain id 84532 and 1-second blocks, TestUSDC and
+ * the PaymentRouter deployed, anvil's well-known dev accounts funded with test USDC, and service secrets
+ * generated once. Everything lives in dataDir and is reused on the next start (same addresses).
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { getAddress, toHex, type Address, type Hex } from 'viem';
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { startAnvil, type AnvilHandle } from './anvil.js';
+import { paymentRouterAbi } from './artifacts/PaymentRouter.js';
+import { DEVNET_CHAIN_ID, makeAnvilClient, makePublicClient, makeWalletClient, type ChainPublicClient } from './clients.js';
+import { deployDevStack } from './deploy.js';
+import { ROUTER_DOMAIN_NAME } from './eip712.js';
+
+/** Shape of `${dataDir}/devnet.json`. */
+export type DevnetInfo = {
+  chain_id: number;
+  rpc_url: string;
+  usdc: Address;
+  router: Address;
+  /** A block at or just before the router deployment: where an indexer with no cursor starts. */
+  router_deploy_block: number;
+  service_treasury: Address;
+  admin_token: string;
+  accounts: { address: Address; private_key: Hex }[];
+};
+
+export type DevnetSecrets = {
+  signerPrivateKey: Hex;
+  operatorPrivateKey: Hex;
+  adminToken: string;
+  /** Owner of the router and of TestUSDC (can mint, pause, rotate signers) on the devnet. */
+  deployerPrivateKey: Hex;
+};
+
+export type DevnetLogger = { info(msg: string): void; warn(msg: string): void };
+
+export type Devnet = {
+  info: DevnetInfo;
+  secrets: DevnetSecrets;
+  /** Contracts were deployed by this start (first start, or the saved chain was unusable): the chain
+   *  restarted from block 0, so an indexer cursor kept from before must be reset. */
+  deployed: boolean;
+  stop(): Promise<void>;
+};
+
+type SecretsFile = {
+  signer_private_key: Hex;
+  operator_private_key: Hex;
+  deployer_private_key: Hex;
+  treasury_private_key: Hex;
+  admin_token: string;
+};
+
+/** anvil's default mnemonic: its accounts are the devnet's buyers, importable into any wallet. */
+export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+const DEV_ACCOUNTS = 10;
+const DEV_USDC = 1_000_000n * 10n ** 6n;
+const GAS_ETH = 10_000n * 10n ** 18n;
+
+function devAccounts(): DevnetInfo['accounts'] {
+  return Array.from({ length: DEV_ACCOUNTS }, (_, i) => {
+    const account = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: i });
+    const key = account.getHdKey().privateKey;
+    if (!key) throw new Error('HD key without private key');
+    return { address: account.address, private_key: toHex(key) };
+  });
+}
+
+function loadOrCreateSecrets(file: string): SecretsFile {
+  if (existsSync(file)) {
+    chmodSync(file, 0o600);
+    return JSON.parse(readFileSync(file, 'utf8')) as SecretsFile;
+  }
+  const secrets: SecretsFile = {
+    signer_private_key: generatePrivateKey(),
+    operator_private_key: generatePrivateKey(),
+    deployer_private_key: generatePrivateKey(),
+    treasury_private_key: generatePrivateKey(),
+    admin_token: `adm_${randomBytes(24).toString('base64url')}`,
+  };
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  return secrets;
+}
+
+async function startAnvilKeepingData(statePath: string, port: number, log: DevnetLogger): Promise<AnvilHandle> {
+  try {
+    return await startAnvil({ port, chainId: DEVNET_CHAIN_ID, blockTime: 1, statePath });
+  } catch (err) {
+    if (!existsSync(statePath)) throw err;
+    // A state file anvil cannot load (truncated by a crash, older format) must not block start-up.
+    const aside = `${statePath}.unusable-${Date.now()}`;
+    renameSync(statePath, aside);
+    log.warn(`devnet: anvil could not load ${statePath} (moved to ${aside}); starting a fresh chain`);
+    return startAnvil({ port, chainId: DEVNET_CHAIN_ID, blockTime: 1, statePath });
+  }
+}
+
+/** Why a previous devnet.json cannot be reused on this chain, or null if it can. */
+async function whyUnusable(client: ChainPublicClient, prev: DevnetInfo, signer: Address): Promise<string | null> {
+  if (prev.chain_id !== DEVNET_CHAIN_ID) return `chain id ${prev.chain_id}`;
+  for (const [what, addr] of [['router', prev.router], ['usdc', prev.usdc]] as const) {
+    const code = await client.getCode({ address: addr });
+    if (!code || code === '0x') return `no ${what} code at ${addr}`;
+  }
+  const [, name] = await client.readContract({ address: prev.router, abi: paymentRouterAbi, functionName: 'eip712Domain' });
+  if (name !== ROUTER_DOMAIN_NAME) return `contract at ${prev.router} is not a PaymentRouter`;
+  const ok = await client.readContract({ address: prev.router, abi: paymentRouterAbi, functionName: 'isSigner', args: [signer] });
+  return ok ? null : 'router does not know the devnet signer';
+}
+
+async function deployAll(
+  rpcUrl: string,
+  client: ChainPublicClient,
+  s: SecretsFile,
+  accounts: DevnetInfo['accounts'],
+): Promise<Omit<DevnetInfo, 'rpc_url' | 'admin_token' | 'accounts' | 'chain_id'>> {
+  const deployer = privateKeyToAccount(s.deployer_private_key);
+  const operator = privateKeyToAccount(s.operator_private_key).address;
+  const treasury = privateKeyToAccount(s.treasury_private_key).address;
+  const anvil = makeAnvilClient(rpcUrl);
+  for (const address of [deployer.address, operator]) await anvil.setBalance({ address, value: GAS_ETH });
+  const startBlock = await client.getBlockNumber(); // at or before the deployment: safe for an indexer
+  const { usdc, router } = await deployDevStack({
+    walletClient: makeWalletClient({ rpcUrl, chainId: DEVNET_CHAIN_ID, devnet: true, account: deployer }),
+    publicClient: client,
+    signer: privateKeyToAccount(s.signer_private_key).address,
+    operator,
+    treasury,
+    buyers: accounts.map((a) => a.address),
+    usdcEach: DEV_USDC,
+  });
+  return { usdc, router, router_deploy_block: Number(startBlock), service_treasury: treasury };
+}
+
+export async function startDevnet(opts: { dataDir: string; port: number; log?: DevnetLogger }): Promise<Devnet> {
+  const log = opts.log ?? { info: (m) => console.log(m), warn: (m) => console.warn(m) };
+  mkdirSync(opts.dataDir, { recursive: true });
+  const infoPath = path.join(opts.dataDir, 'devnet.json');
+  const secrets = loadOrCreateSecrets(path.join(opts.dataDir, 'devnet-secrets.json'));
+  const anvil = await startAnvilKeepingData(path.join(opts.dataDir, 'anvil-state.json'), opts.port, log);
+  try {
+    const client = makePublicClient({ rpcUrl: anvil.rpcUrl, chainId: DEVNET_CHAIN_ID, devnet: true });
+    const accounts = devAccounts();
+    const signer = privateKeyToAccount(secrets.signer_private_key).address;
+    const prev = existsSync(infoPath) ? (JSON.parse(readFileSync(infoPath, 'utf8')) as DevnetInfo) : null;
+    const reason = prev ? await whyUnusable(client, prev, signer).catch((err: Error) => err.message) : 'first start';
+    const reuse = prev !== null && reason === null;
+    let deployed: Omit<DevnetInfo, 'rpc_url' | 'admin_token' | 'accounts' | 'chain_id'>;
+    if (prev && reuse) {
+      deployed = prev;
+      log.info(`devnet: reusing router ${prev.router} and USDC ${prev.usdc}`);
+    } else {
+      if (prev) log.warn(`devnet: previous deployment unusable (${reason}); redeploying`);
+      deployed = await deployAll(anvil.rpcUrl, client, secrets, accounts);
+      log.info(`devnet: deployed router ${deployed.router} and USDC ${deployed.usdc}`);
+    }
+    const info: DevnetInfo = {
+      chain_id: DEVNET_CHAIN_ID,
+      rpc_url: anvil.rpcUrl,
+      usdc: getAddress(deployed.usdc),
+      router: getAddress(deployed.router),
+      router_deploy_block: deployed.router_deploy_block,
+      service_treasury: getAddress(deployed.service_treasury),
+      admin_token: secrets.admin_token,
+      accounts,
+    };
+    writeFileSync(infoPath, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+    return {
+      info,
+      deployed: !reuse,
+      secrets: {
+        signerPrivateKey: secrets.signer_private_key,
+        operatorPrivateKey: secrets.operator_private_key,
+        adminToken: secrets.admin_token,
+        deployerPrivateKey: secrets.deployer_private_key,
+      },
+      stop: anvil.stop,
+    };
+  } catch (err) {
+    await anvil.stop();
+    throw err;
+  }
+}

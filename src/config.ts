@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { getAddress, isAddress, type Address, type Hex } from 'viem';
+
+/**
+ * The only reader of process.env. Every variable of DESIGN §2 is parsed here; a bad value stops
+ * start-up with a message that names the variable. Devnet mode = no RPC_URL_<chainId> configured:
+ * main.ts then starts anvil and fills chain 84532 in from the devnet it deployed.
+ */
+export const SUPPORTED_CHAIN_IDS = [84532, 8453] as const;
+export type ChainId = (typeof SUPPORTED_CHAIN_IDS)[number];
+const DEFAULT_CONFIRMATIONS: Record<ChainId, number> = { 84532: 10, 8453: 20 };
+
+export type ChainConfig = {
+  chainId: number;
+  rpcUrl: string;
+  router: Address;
+  usdc: Address;
+  confirmations: number;
+  /** First block the indexer reads when it has no cursor (the router's deployment block). */
+  startBlock?: bigint;
+};
+
+export type Config = {
+  env: 'devnet' | 'production';
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  publicBaseUrl: string;
+  dashboardUrl: string;
+  chains: Map<number, ChainConfig>;
+  signerPrivateKey: Hex | null;
+  operatorPrivateKey: Hex | null;
+  serviceFeeBps: number;
+  serviceTreasury: Address | null;
+  adminToken: string | null;
+  betterAuthSecret: string | null;
+  reserveHoldDays: number;
+  devnetRpcPort: number;
+  logLevel: string;
+  role: 'api' | 'worker' | 'all';
+};
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read<T>(env: Env, name: string, schema: z.ZodType<T>): T {
+  const value = env[name] === '' ? undefined : env[name];
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ConfigError(name, value === undefined ? 'is required' : (result.error.issues[0]?.message ?? 'is invalid'));
+  return result.data;
+}
+
+// Plain decimal digits only: z.coerce.number() alone would take " " as 0 and "1e3" or "0x10" as numbers.
+const int = (min: number, max: number) =>
+  z.string().regex(/^[0-9]{1,9}$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+const url = z.string().url('must be a URL (http:// or https://)').regex(/^https?:\/\//i, 'must be a URL (http:// or https://)');
+
+/**
+ * EIP-55: an address in mixed case carries a checksum, and a wrong one is a typo; it is refused rather
+ * than silently re-checksummed into a different-looking address. All-lowercase/all-uppercase hex has no checksum.
+ */
+export function isWellFormedAddress(v: string): boolean {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(v)) return false;
+  const hex = v.slice(2);
+  return hex === hex.toLowerCase() || hex === hex.toUpperCase() || isAddress(v, { strict: true });
+}
+const address = z
+  .string()
+  .refine(isWellFormedAddress, 'must be a 0x-prefixed 20-byte hex address with a valid EIP-55 checksum')
+  .transform((v) => getAddress(v));
+const privateKey = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
+  .transform((v) => v as Hex);
+
+function readChains(env: Env): Map<number, ChainConfig> {
+  const chains = new Map<number, ChainConfig>();
+  for (const chainId of SUPPORTED_CHAIN_IDS) {
+    const rpcUrl = read(env, `RPC_URL_${chainId}`, url.optional());
+    if (!rpcUrl) continue;
+    chains.set(chainId, {
+      chainId,
+      rpcUrl,
+      router: read(env, `ROUTER_ADDRESS_${chainId}`, address),
+      usdc: read(env, `USDC_ADDRESS_${chainId}`, address),
+      confirmations: read(env, `CONFIRMATIONS_${chainId}`, int(0, 1000).default(DEFAULT_CONFIRMATIONS[chainId])),
+    });
+  }
+  return chains;
+}
+
+/**
+ * Origins whose browsers may use the session cookie. On the devnet the same server is reached as
+ * localhost and 127.0.0.1 alike, so both count.
+ */
+export function trustedOrigins(config: Pick<Config, 'env' | 'publicBaseUrl' | 'dashboardUrl' | 'port'>): string[] {
+  const origins = [config.publicBaseUrl, config.dashboardUrl].map((u) => new URL(u).origin);
+  if (config.env === 'devnet') origins.push(`http://localhost:${config.port}`, `http://127.0.0.1:${config.port}`);
+  return [...new Set(origins)];
+}
+
+export function loadConfig(env: Env = process.env, argv: string[] = process.argv): Config {
+  const chains = readChains(env);
+  const devnet = chains.size === 0;
+  const port = read(env, 'PORT', int(0, 65535).default(3000));
+  const publicBaseUrl = read(env, 'PUBLIC_BASE_URL', url.optional()) ?? `http://localhost:${port}`;
+  // "--role=x" or "--role x"; absent means all. (Not argv[indexOf + 1]: with no --role that is argv[0], node's path.)
+  const roleFlag = argv.indexOf('--role');
+  const roleArg = argv.find((a) => a.startsWith('--role='))?.slice(7) ?? (roleFlag >= 0 ? (argv[roleFlag + 1] ?? '') : 'all');
+  const role = z.enum(['api', 'worker', 'all']).safeParse(roleArg);
+  if (!role.success) throw new ConfigError('--role', 'must be api, worker or all');
+
+  const config: Config = {
+    env: devnet ? 'devnet' : 'production',
+    port,
+    dataDir: read(env, 'DATA_DIR', z.string().default('./.data')),
+    databaseUrl: read(env, 'DATABASE_URL', z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional()) ?? null,
+    publicBaseUrl: publicBaseUrl.replace(/\/$/, ''),
+    dashboardUrl: (read(env, 'DASHBOARD_URL', url.optional()) ?? publicBaseUrl).replace(/\/$/, ''),
+    chains,
+    signerPrivateKey: read(env, 'SIGNER_PRIVATE_KEY', privateKey.optional()) ?? null,
+    operatorPrivateKey: read(env, 'OPERATOR_PRIVATE_KEY', privateKey.optional()) ?? null,
+    serviceFeeBps: read(env, 'SERVICE_FEE_BPS', int(0, 10000).default(100)),
+    serviceTreasury: read(env, 'SERVICE_TREASURY', address.optional()) ?? null,
+    adminToken: read(env, 'ADMIN_TOKEN', z.string().min(24, 'must be at least 24 characters').optional()) ?? null,
+    betterAuthSecret: read(env, 'BETTER_AUTH_SECRET', z.string().min(32, 'must be at least 32 characters').optional()) ?? null,
+    reserveHoldDays: read(env, 'RESERVE_HOLD_DAYS', int(0, 365).default(7)),
+    devnetRpcPort: read(env, 'DEVNET_RPC_PORT', int(1, 65535).default(8545)),
+    logLevel: read(env, 'LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
+    role: role.data,
+  };
+  if (!devnet) requireProductionSecrets(config);
+  return config;
+}
+
+function requireProductionSecrets(config: Config) {
+  const required: [keyof Config, string][] = [
+    ['databaseUrl', 'DATABASE_URL'],
+    ['signerPrivateKey', 'SIGNER_PRIVATE_KEY'],
+    ['operatorPrivateKey', 'OPERATOR_PRIVATE_KEY'],
+    ['serviceTreasury', 'SERVICE_TREASURY'],
+    ['betterAuthSecret', 'BETTER_AUTH_SECRET'],
+  ];
+  for (const [key, name] of required) {
+    if (config[key] === null) throw new ConfigError(name, 'is required when a chain RPC is configured (production)');
+  }
+}

@@ -1,0 +1,262 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Kysely table types. They mirror migrations/*.sql; int8 columns are bigint on both drivers. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T = unknown> = ColumnType<T, string, string>;
+type Int8 = ColumnType<bigint, bigint | string | number, bigint | string | number>;
+
+export interface PlatformsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  platform_wallet: string;
+  chain_id: number;
+  platform_fee_bps: number;
+  default_reserve_bps: number;
+  created_at: Generated<Date>;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  platform_id: string;
+  kind: 'secret' | 'publishable';
+  key_hash: string;
+  key_hint: string;
+  publishable_key: string | null;
+  created_at: Generated<Date>;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  method: string;
+  path: string;
+  fingerprint: string;
+  status: number | null;
+  response_body: string | null;
+  locked_at: NullableTimestamp;
+  created_at: Generated<Date>;
+}
+
+export interface MerchantsTable {
+  id: string;
+  platform_id: string;
+  external_id: string;
+  name: string;
+  merchant_wallet: string;
+  chain_id: number;
+  reserve_bps: number;
+  state: Generated<string>;
+  invitation_id: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface InvitationsTable {
+  id: string;
+  platform_id: string;
+  token_hash: string;
+  external_id: string;
+  suggested_name: string;
+  chain_id: number;
+  reserve_bps: number;
+  state: 'pending' | 'completed' | 'expired';
+  expires_at: Timestamp;
+  wallet: string | null;
+  merchant_id: string | null;
+  completed_at: NullableTimestamp;
+  created_at: Generated<Date>;
+}
+
+export type OrderState = 'pending_payment' | 'confirmed' | 'partially_refunded' | 'refunded' | 'failed' | 'expired';
+
+export interface OrdersTable {
+  id: string;
+  platform_id: string;
+  merchant_id: string;
+  merchant_external_id: string;
+  order_no: string;
+  order_no_released: Generated<boolean>;
+  chain_id: number;
+  token: string;
+  token_address: string;
+  amount: Int8;
+  service_fee_bps: number;
+  platform_fee_bps: number;
+  reserve_bps: number;
+  service_fee: Int8;
+  platform_fee: Int8;
+  merchant_gross: Int8;
+  reserve_hold: Int8;
+  merchant_available: Int8;
+  metadata: Json<Record<string, unknown>>;
+  state: OrderState;
+  pay_to: string;
+  onchain_id: string;
+  payer_address: string | null;
+  merchant_wallet: string;
+  platform_wallet: string;
+  eip712: Json<Record<string, unknown>>;
+  signature: string;
+  deadline_at: Timestamp;
+  checkout_session_id: string | null;
+  paid_by: string | null;
+  tx_hash: string | null;
+  block_number: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
+  paid_at: NullableTimestamp;
+  refunded_amount: ColumnType<bigint, bigint | undefined, bigint | string>;
+  reserve_remaining: ColumnType<bigint, bigint | undefined, bigint | string>;
+  settlement_id: string | null;
+  failure_reason: string | null;
+  confirmed_at: NullableTimestamp;
+  failed_at: NullableTimestamp;
+  expired_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface CheckoutSessionsTable {
+  id: string;
+  platform_id: string;
+  order_id: string;
+  token_hash: string;
+  state: 'open' | 'completed' | 'expired';
+  success_url: string | null;
+  cancel_url: string | null;
+  payer_address: string | null;
+  expires_at: Timestamp;
+  completed_at: NullableTimestamp;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  platform_id: string;
+  url: string;
+  subscribed_events: Json<string[]>;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  disabled_at: NullableTimestamp;
+  disabled_reason: string | null;
+  deleted_at: NullableTimestamp;
+  description: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface EventsTable {
+  id: string;
+  platform_id: string;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  platform_id: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  locked_until: NullableTimestamp;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: NullableTimestamp;
+  lease_token: string | null;
+  retry_from: Generated<number>;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<bigint>;
+  delivery_id: string;
+  attempted_at: Generated<Date>;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface ChainCursorsTable {
+  chain_id: number;
+  last_block: Int8;
+  updated_at: Generated<Date>;
+}
+
+export interface ChainLogsTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: Int8;
+  block_hash: string;
+  event_name: string;
+  onchain_id: string | null;
+  applied_at: Generated<Date>;
+}
+
+export interface ChainAlertsTable {
+  id: Generated<bigint>;
+  chain_id: number;
+  kind: string;
+  detail: Json<Record<string, unknown>>;
+  created_at: Generated<Date>;
+}
+
+export type RefundState = 'pending' | 'requires_funding' | 'completed' | 'failed';
+
+export interface RefundsTable {
+  id: string;
+  platform_id: string;
+  order_id: string;
+  amount: Int8;
+  state: RefundState;
+  reason: string | null;
+  metadata: Json<Record<string, unknown>>;
+  reserve_portion: Int8;
+  funding_required: Int8;
+  onchain_id: string;
+  to_address: string;
+  pay_to: string;
+  eip712: Json<Record<string, unknown>>;
+  signature: string;
+  deadline_at: Timestamp;
+  tx_hash: string | null;
+  failure_reason: string | null;
+  created_at: Generated<Date>;
+  completed_at: NullableTimestamp;
+}
+
+export interface SettlementsTable {
+  id: string;
+  chain_id: number;
+  onchain_id: string;
+  state: 'submitted' | 'confirmed' | 'failed';
+  order_count: number;
+  total: Int8;
+  tx_hash: string | null;
+  error: string | null;
+  created_at: Generated<Date>;
+  confirmed_at: NullableTimestamp;
+}
+
+export interface DB {
+  platforms: PlatformsTable;
+  api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
+  merchants: MerchantsTable;
+  invitations: InvitationsTable;
+  orders: OrdersTable;
+  checkout_sessions: CheckoutSessionsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  chain_cursors: ChainCursorsTable;
+  chain_logs: ChainLogsTable;
+  chain_alerts: ChainAlertsTable;
+  refunds: RefundsTable;
+  settlements: SettlementsTable;
+}

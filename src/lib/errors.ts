@@ -1,0 +1,59 @@
+/**
+ * One error type for everything the API answers on purpose. Codes are data: the status of each
+ * code lives in one table so routes cannot drift apart (DESIGN §3).
+ */
+export const ERROR_CODES = {
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  unauthenticated: { status: 401, type: 'authentication_error', message: 'Missing or invalid credentials.' },
+  forbidden: { status: 403, type: 'permission_error', message: 'This credential may not perform this request.' },
+  secret_key_required: { status: 403, type: 'permission_error', message: 'This endpoint requires a secret key (sk_live_…).' },
+  not_found: { status: 404, type: 'invalid_request_error', message: 'No such resource.' },
+  conflict: { status: 409, type: 'invalid_request_error', message: 'The resource conflicts with an existing one.' },
+  duplicate_idempotency_key: { status: 409, type: 'idempotency_error', message: 'This Idempotency-Key was already used with a different request.' },
+  idempotency_key_in_use: { status: 409, type: 'idempotency_error', message: 'A request with this Idempotency-Key is still being processed.' },
+  invitation_used: { status: 409, type: 'invalid_request_error', message: 'This invitation has already been used.' },
+  invalid_state: { status: 409, type: 'invalid_request_error', message: 'The resource is not in a state that allows this operation.' },
+  invitation_expired: { status: 410, type: 'invalid_request_error', message: 'This invitation has expired.' },
+  payload_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', message: 'Requests must send Content-Type: application/json.' },
+  validation_failed: { status: 422, type: 'invalid_request_error', message: 'The request is not valid.' },
+  unsupported_chain: { status: 422, type: 'invalid_request_error', message: 'This chain is not supported by this deployment.' },
+  invalid_signature: { status: 422, type: 'invalid_request_error', message: 'The signature does not verify.' },
+  amount_exceeds_refundable: { status: 422, type: 'invalid_request_error', message: 'The amount exceeds what is left to refund.' },
+  rate_limited: { status: 429, type: 'rate_limit_error', message: 'Too many requests.' },
+  service_unavailable: { status: 503, type: 'api_error', message: 'The service is temporarily unavailable.' },
+  internal: { status: 500, type: 'api_error', message: 'An internal error occurred.' },
+} as const satisfies Record<string, { status: number; type: string; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly type: string;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly param?: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message ?? ERROR_CODES[code].message);
+    this.name = 'AppError';
+    this.status = ERROR_CODES[code].status;
+    this.type = ERROR_CODES[code].type;
+  }
+}
+
+export const notFound = (what = 'resource') => new AppError('not_found', `No such ${what}.`);
+export const invalid = (param: string, message: string) => new AppError('validation_failed', message, param);
+
+export function errorBody(err: AppError, requestId: string) {
+  return {
+    error: {
+      type: err.type,
+      code: err.code,
+      message: err.message,
+      ...(err.param !== undefined ? { param: err.param } : {}),
+      request_id: requestId,
+    },
+  };
+}

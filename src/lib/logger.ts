@@ -1,0 +1,26 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+/**
+ * Secrets never reach logs: authorization headers, cookies, keys and signatures are redacted by path,
+ * and request logs carry only method, path, status, duration and request id.
+ */
+export function createLogger(level: string, env: string, destination?: DestinationStream): Logger {
+  const options = {
+    level,
+    base: { service: 'trisettle', env },
+    redact: {
+      paths: [
+        'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
+        '*.secret_key', '*.secret', '*.password', '*.private_key', '*.privateKey', 'secret_key', 'secret',
+        'password', 'token', '*.token', 'admin_token',
+      ],
+      censor: '[redacted]',
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** Secret-shaped tokens (keys, invitation and checkout tokens) that may sit in a URL path are masked in logs. */
+export const redactSecrets = (text: string) =>
+  text.replace(/\b(sk_live|pk_live|moi_live|cs_live|whsec)_[0-9A-Za-z]+/g, '$1_[redacted]');
+export type { Logger };

@@ -1,0 +1,48 @@
+import { createPublicClient, http, type Address, type PublicClient } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { ChainConfig, Config } from '../../config.js';
+import { AppError } from '../../lib/errors.js';
+
+export type ChainRuntime = ChainConfig & { name: string; publicClient: PublicClient; blockExplorerUrl: string | null };
+
+const NAMES: Record<number, { name: string; explorer: string | null }> = {
+  84532: { name: 'Base Sepolia', explorer: 'https://sepolia.basescan.org' },
+  8453: { name: 'Base', explorer: 'https://basescan.org' },
+};
+
+/**
+ * The chains this deployment serves, with clients and keys built once at start (no per-request key
+ * derivation). A chain without configuration is refused with 422 unsupported_chain.
+ */
+export function createChainsService(config: Config) {
+  const runtimes = new Map<number, ChainRuntime>();
+  for (const [id, c] of config.chains) {
+    const devnet = config.env === 'devnet';
+    runtimes.set(id, {
+      ...c,
+      name: devnet ? `Trisettle devnet (${id})` : (NAMES[id]?.name ?? `Chain ${id}`),
+      blockExplorerUrl: devnet ? null : (NAMES[id]?.explorer ?? null),
+      publicClient: createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2 }) }) as PublicClient,
+    });
+  }
+  const signer: PrivateKeyAccount | null = config.signerPrivateKey ? privateKeyToAccount(config.signerPrivateKey) : null;
+  const operator: PrivateKeyAccount | null = config.operatorPrivateKey ? privateKeyToAccount(config.operatorPrivateKey) : null;
+
+  return {
+    signer,
+    operator,
+    list: () => [...runtimes.values()],
+    get(chainId: number): ChainRuntime {
+      const rt = runtimes.get(chainId);
+      if (!rt) throw new AppError('unsupported_chain', `Chain ${chainId} is not configured on this deployment.`, 'chain_id');
+      return rt;
+    },
+    requireSigner(): PrivateKeyAccount {
+      if (!signer) throw new AppError('service_unavailable', 'Order signing is not configured (SIGNER_PRIVATE_KEY).');
+      return signer;
+    },
+    routerOf: (chainId: number): Address => runtimes.get(chainId)?.router as Address,
+  };
+}
+
+export type ChainsService = ReturnType<typeof createChainsService>;

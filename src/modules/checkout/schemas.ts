@@ -1,0 +1,82 @@
+import { z } from '@hono/zod-openapi';
+import { AddressSchema, AmountSchema, ChainIdSchema, ExternalIdSchema, MetadataSchema, TokenSchema } from '../../lib/schemas.js';
+import { ComputedSplit, Eip712, OrderNoSchema, OrderStateSchema } from '../orders/schemas.js';
+
+export const SESSION_DEFAULT_SECONDS = 30 * 60;
+export const SESSION_MAX_SECONDS = 24 * 3600;
+
+const RedirectUrl = z
+  .string()
+  .max(2048)
+  .url()
+  .refine((v) => /^https?:\/\//i.test(v), 'must be an http(s) URL');
+
+export const CreateSessionRequest = z
+  .object({
+    merchant_id: ExternalIdSchema.openapi({ description: 'The external_id assigned at onboarding' }),
+    order_no: OrderNoSchema,
+    chain_id: ChainIdSchema,
+    token: TokenSchema,
+    amount: AmountSchema,
+    success_url: RedirectUrl.optional(),
+    cancel_url: RedirectUrl.optional(),
+    payer_address: AddressSchema.optional().openapi({ description: 'Locks the session (and the signed PayOrder) to this wallet' }),
+    expires_in_seconds: z.number().int().min(60).max(SESSION_MAX_SECONDS).optional().openapi({ description: 'Default 1800 (30 min), max 86400 (24 h)' }),
+    metadata: MetadataSchema.optional(),
+  })
+  .strict()
+  .openapi('CreateCheckoutSessionRequest');
+
+export const CheckoutSession = z
+  .object({
+    id: z.string(),
+    object: z.literal('checkout_session'),
+    session_token: z.string(),
+    url: z.string(),
+    state: z.enum(['open', 'completed', 'expired']),
+    order_id: z.string(),
+    expires_at: z.string(),
+    success_url: z.string().nullable(),
+    cancel_url: z.string().nullable(),
+    payer_address: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('CheckoutSession');
+
+export const PublicCheckoutSession = z
+  .object({
+    id: z.string(),
+    object: z.literal('checkout_session'),
+    state: z.enum(['open', 'completed', 'expired']),
+    expires_at: z.string(),
+    success_url: z.string().nullable(),
+    cancel_url: z.string().nullable(),
+    payer_address: z.string().nullable(),
+    merchant: z.object({ name: z.string() }),
+    platform: z.object({ name: z.string() }),
+    order: z.object({
+      id: z.string(),
+      order_no: z.string(),
+      state: OrderStateSchema,
+      chain_id: z.number().int(),
+      token: z.string(),
+      token_address: z.string(),
+      amount: z.string(),
+      computed_split: ComputedSplit,
+      pay_to: z.string(),
+      eip712: Eip712,
+      signature: z.string(),
+      deadline_at: z.string(),
+      tx_hash: z.string().nullable(),
+    }),
+    chain: z.object({
+      chain_id: z.number().int(),
+      name: z.string(),
+      rpc_url: z.string().nullable(),
+      confirmations_required: z.number().int(),
+      block_explorer_url: z.string().nullable(),
+    }),
+  })
+  .openapi('PublicCheckoutSession');
+
+export const SessionTokenParams = z.object({ token: z.string().max(128) });

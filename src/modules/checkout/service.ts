@@ -1,0 +1,112 @@
+import type { Address } from 'viem';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { AppError } from '../../lib/errors.js';
+import { newId, newSecret, sha256Hex } from '../../lib/ids.js';
+import type { ChainsService } from '../chains/service.js';
+import { recordResponseInTx } from '../idempotency/context.js';
+import { ordersRepo } from '../orders/repo.js';
+import { serializeOrder } from '../orders/serialize.js';
+import type { OrdersService } from '../orders/service.js';
+import { sessionsRepo } from './repo.js';
+import { SESSION_DEFAULT_SECONDS } from './schemas.js';
+import { serializeSession } from './serialize.js';
+
+export type CreateSessionInput = {
+  merchant_id: string;
+  order_no: string;
+  chain_id: number;
+  amount: string;
+  success_url?: string | undefined;
+  cancel_url?: string | undefined;
+  payer_address?: Address | undefined;
+  expires_in_seconds?: number | undefined;
+  metadata?: Record<string, unknown> | undefined;
+};
+
+/**
+ * A checkout session is a thin wrapper around an order (SPEC §1): its order is created with it, in the
+ * same transaction, with deadline_at = expires_at and the payer lock copied into the signed PayOrder.
+ * The session token is a bearer secret in the hosted URL: only its hash is stored.
+ */
+export function createCheckoutService(db: Db, config: Config, chains: ChainsService, orders: OrdersService) {
+  return {
+    async create(platformId: string, input: CreateSessionInput) {
+      const id = newId('cs');
+      const token = newSecret('cs_live');
+      const expiresAt = new Date(Date.now() + (input.expires_in_seconds ?? SESSION_DEFAULT_SECONDS) * 1000);
+      const prepared = await orders.prepare(platformId, {
+        merchantExternalId: input.merchant_id,
+        orderNo: input.order_no,
+        chainId: input.chain_id,
+        amount: input.amount,
+        metadata: input.metadata ?? {},
+        deadline: expiresAt,
+        payer: input.payer_address ?? null,
+        checkoutSessionId: id,
+      });
+      const url = `${config.dashboardUrl}/checkout/${token}`;
+      return db.transaction().execute(async (tx) => {
+        const order = await orders.insertPrepared(tx, prepared);
+        const row = await sessionsRepo.insert(tx, {
+          id,
+          platform_id: platformId,
+          order_id: order.id,
+          token_hash: sha256Hex(token),
+          state: 'open',
+          success_url: input.success_url ?? null,
+          cancel_url: input.cancel_url ?? null,
+          payer_address: input.payer_address ?? null,
+          expires_at: expiresAt,
+        });
+        const body = serializeSession(row, token, url);
+        await recordResponseInTx(tx, 201, body);
+        return body;
+      });
+    },
+
+    /**
+     * Public read for the hosted page and success-page spinners. Carries only what a buyer needs:
+     * display names, price, split, the signed order and chain details; no platform internals.
+     */
+    async readPublic(token: string) {
+      if (!token.startsWith('cs_live_')) throw new AppError('not_found', 'No such checkout session.');
+      const hash = sha256Hex(token);
+      let s = await sessionsRepo.findPublic(db, hash);
+      if (!s) throw new AppError('not_found', 'No such checkout session.');
+      if (s.state === 'open' && s.expires_at.getTime() <= Date.now()) {
+        const order = await ordersRepo.findAnyById(db, s.order_id);
+        if (order) await orders.get(order.platform_id, order.id); // expires order + session (check on read)
+        s = (await sessionsRepo.findPublic(db, hash))!;
+      }
+      const order = serializeOrder((await ordersRepo.findAnyById(db, s.order_id))!);
+      const chain = chains.get(order.chain_id);
+      return {
+        id: s.id,
+        object: 'checkout_session' as const,
+        state: s.state,
+        expires_at: s.expires_at.toISOString(),
+        success_url: s.success_url,
+        cancel_url: s.cancel_url,
+        payer_address: s.payer_address,
+        merchant: { name: s.merchant_name },
+        platform: { name: s.platform_name },
+        order: {
+          id: order.id, order_no: order.order_no, state: order.state, chain_id: order.chain_id, token: order.token,
+          token_address: order.token_address, amount: order.amount, computed_split: order.computed_split, pay_to: order.pay_to,
+          eip712: order.eip712, signature: order.signature, deadline_at: order.deadline_at, tx_hash: order.tx_hash,
+        },
+        chain: {
+          chain_id: chain.chainId,
+          name: chain.name,
+          // Only the devnet's RPC is handed to browsers; a production RPC URL may carry a provider key.
+          rpc_url: config.env === 'devnet' ? chain.rpcUrl : null,
+          confirmations_required: chain.confirmations,
+          block_explorer_url: chain.blockExplorerUrl,
+        },
+      };
+    },
+  };
+}
+
+export type CheckoutService = ReturnType<typeof createCheckoutService>;

@@ -1,0 +1,83 @@
+import { z } from '@hono/zod-openapi';
+import { Merchant } from '../merchants/schemas.js';
+import { Order, OrderStateSchema } from '../orders/schemas.js';
+import { Refund } from '../refunds/schemas.js';
+import { Settlement } from '../settlements/schemas.js';
+import { EVENT_TYPES, type EventType } from './types.js';
+
+export const EventTypeSchema = z.enum(EVENT_TYPES);
+
+export const EventSchema = z
+  .object({
+    id: z.string().openapi({ example: 'evt_5Qk2Xw9mBv0LcT7rJ1aN' }),
+    object: z.literal('event'),
+    type: z.string().openapi({ enum: [...EVENT_TYPES], example: 'order.confirmed' }),
+    created_at: z.string(),
+    data: z.object({ object: z.record(z.string(), z.unknown()) }).openapi({
+      description: 'The resource the event is about, as the API returns it (orders carry their metadata, payer and tx hash); see the webhooks section for the shape per type',
+    }),
+  })
+  .openapi('Event');
+
+/** What refund events carry: the refund plus a summary of its order (with the order's metadata). */
+export const RefundEventObject = Refund.extend({
+  order: z.object({
+    id: z.string(),
+    order_no: z.string(),
+    state: OrderStateSchema,
+    amount: z.string(),
+    refunded_amount: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+  }),
+}).openapi('RefundEventObject');
+
+/** What checkout.session.* events carry (not the full CheckoutSession: the token and URL are never sent again). */
+export const CheckoutSessionEventObject = z
+  .object({
+    id: z.string(),
+    object: z.literal('checkout_session'),
+    state: z.enum(['open', 'completed', 'expired']),
+    order_id: z.string(),
+    expires_at: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+    order: Order.optional().openapi({ description: 'The confirmed order (checkout.session.completed only)' }),
+  })
+  .openapi('CheckoutSessionEventObject');
+
+const OBJECT_OF = {
+  'order.confirmed': [Order, 'OrderConfirmedEvent', 'The order reached its confirmation depth on chain.'],
+  'order.failed': [Order, 'OrderFailedEvent', 'The order was failed (operator action or dispute).'],
+  'order.expired': [Order, 'OrderExpiredEvent', 'The order passed deadline_at unpaid.'],
+  'refund.completed': [RefundEventObject, 'RefundCompletedEvent', 'The refund was paid to the buyer on chain.'],
+  'refund.failed': [RefundEventObject, 'RefundFailedEvent', 'The refund can no longer be executed (its signature expired).'],
+  'checkout.session.completed': [CheckoutSessionEventObject, 'CheckoutSessionCompletedEvent', 'The session\'s order was confirmed.'],
+  'checkout.session.expired': [CheckoutSessionEventObject, 'CheckoutSessionExpiredEvent', 'The session expired unpaid (its order expired with it).'],
+  'merchant.created': [Merchant, 'MerchantCreatedEvent', 'A merchant was created, directly or by completing an invitation.'],
+  'settlement.completed': [Settlement, 'SettlementCompletedEvent', 'A reserve-release batch carrying your orders was confirmed on chain.'],
+} as const satisfies Record<EventType, readonly [z.ZodType, string, string]>;
+
+const webhookEvent = <T extends EventType>(type: T) => {
+  const [object, name, description] = OBJECT_OF[type];
+  return z
+    .object({
+      id: z.string().openapi({ description: 'evt_…; the same for every attempt and every endpoint: deduplicate on it' }),
+      type: z.literal(type),
+      created_at: z.string(),
+      data: z.object({ object }),
+    })
+    .openapi(name, { description });
+};
+
+/** The body of a webhook delivery, one schema per event type (the exact bytes are signed). */
+export const WEBHOOK_EVENTS = Object.fromEntries(EVENT_TYPES.map((t) => [t, webhookEvent(t)])) as {
+  [T in EventType]: ReturnType<typeof webhookEvent<T>>;
+};
+export const WEBHOOK_EVENT_DESCRIPTIONS: Record<EventType, string> = Object.fromEntries(
+  EVENT_TYPES.map((t) => [t, OBJECT_OF[t][2]]),
+) as Record<EventType, string>;
+
+export const WebhookEvent = z
+  .discriminatedUnion('type', EVENT_TYPES.map((t) => WEBHOOK_EVENTS[t]) as unknown as [
+    (typeof WEBHOOK_EVENTS)[EventType], ...(typeof WEBHOOK_EVENTS)[EventType][],
+  ])
+  .openapi('WebhookEvent', { description: 'Any webhook body; switch on `type`' });

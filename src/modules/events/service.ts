@@ -1,0 +1,66 @@
+import type { Db, Executor } from '../../db/client.js';
+import { decodeCursor, toPage } from '../../db/pagination.js';
+import { notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { eventsRepo, type EventRow } from './repo.js';
+import { serializeEvent } from './serialize.js';
+import { isEventType, type EventType } from './types.js';
+
+export { ALL_EVENTS, EVENT_TYPES, type EventType } from './types.js';
+export { eventBody } from './serialize.js';
+export type { EventRow } from './repo.js';
+
+export type EmitInput = { platformId: string; type: EventType; data: { object: Record<string, unknown> } };
+
+/** bigint base units become decimal strings (the API's convention); Dates their ISO form via toJSON. */
+const toJson = (value: unknown) => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+
+/**
+ * Outbox: writes the event and one pending delivery per active subscribed endpoint, in the caller's
+ * transaction, so "state changed" and "webhook will be sent" commit or roll back together. Given a plain
+ * Db (no transaction), it opens one itself so the event never exists without its deliveries.
+ * Times are set here at millisecond precision so they round-trip exactly through cursors and JSON.
+ */
+export async function emitEvent(tx: Executor, e: EmitInput): Promise<EventRow> {
+  if (!isEventType(e.type)) throw new Error(`emitEvent: unknown event type ${String(e.type)}`);
+  if (!tx.isTransaction) return tx.transaction().execute((t) => emitEvent(t, e));
+  const now = new Date();
+  const event = await eventsRepo.insert(tx, {
+    id: newId('evt'),
+    platform_id: e.platformId,
+    type: e.type,
+    data: toJson({ object: e.data.object }),
+    created_at: now,
+  });
+  const endpointIds = await eventsRepo.subscribedEndpointIds(tx, e.platformId, e.type);
+  await eventsRepo.insertDeliveries(tx, endpointIds.map((endpointId) => ({
+    id: newId('dlv'),
+    event_id: event.id,
+    endpoint_id: endpointId,
+    platform_id: e.platformId,
+    state: 'pending' as const,
+    // next_attempt_at defaults to the database's now(): the deliverer compares it with the same clock.
+    created_at: now,
+  })));
+  return event;
+}
+
+export function createEventsService(db: Db) {
+  return {
+    emit: (tx: Executor, e: EmitInput) => emitEvent(tx, e),
+
+    async list(platformId: string, q: { limit: number; cursor?: string; type?: EventType }) {
+      const cursor = decodeCursor(q.cursor);
+      const rows = await eventsRepo.list(db, platformId, { limit: q.limit, cursor, type: q.type });
+      return toPage(rows, q.limit, serializeEvent);
+    },
+
+    async get(platformId: string, id: string) {
+      const row = await eventsRepo.findForPlatform(db, platformId, id);
+      if (!row) throw notFound('event');
+      return row;
+    },
+  };
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;

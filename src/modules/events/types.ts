@@ -1,0 +1,21 @@
+/**
+ * Every event type the service emits. A webhook endpoint subscribes to a non-empty subset of these, or to
+ * ["*"] (every type, including types added later).
+ */
+export const EVENT_TYPES = [
+  'order.confirmed',
+  'order.failed',
+  'order.expired',
+  'refund.completed',
+  'refund.failed',
+  'checkout.session.completed',
+  'checkout.session.expired',
+  'merchant.created',
+  'settlement.completed',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const ALL_EVENTS = '*';
+
+export const isEventType = (v: string): v is EventType => (EVENT_TYPES as readonly string[]).includes(v);

@@ -1,0 +1,21 @@
+import type { InvitationRow } from './repo.js';
+
+/** A pending invitation past its expiry reads as expired even before the sweeper writes it. */
+export const effectiveState = (r: InvitationRow, now = new Date()) =>
+  r.state === 'pending' && r.expires_at.getTime() <= now.getTime() ? 'expired' : r.state;
+
+export const serializeInvitation = (r: InvitationRow, secret?: { token: string; url: string }) => ({
+  id: r.id,
+  object: 'merchant_invitation' as const,
+  ...(secret ?? {}),
+  expires_at: r.expires_at.toISOString(),
+  external_id: r.external_id,
+  suggested_name: r.suggested_name,
+  chain_id: r.chain_id,
+  reserve_bps: r.reserve_bps,
+  state: effectiveState(r),
+  wallet: r.wallet,
+  merchant_id: r.merchant_id,
+  created_at: r.created_at.toISOString(),
+  completed_at: r.completed_at?.toISOString() ?? null,
+});

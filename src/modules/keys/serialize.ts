@@ -1,0 +1,16 @@
+import type { ApiKeyRow } from './repo.js';
+
+export function serializeKey(row: ApiKeyRow, secretKey?: string) {
+  return {
+    id: row.id,
+    object: 'api_key' as const,
+    kind: row.kind,
+    hint: row.key_hint,
+    // Publishable keys are public; a secret key appears here only in the response that created it.
+    key: row.kind === 'publishable' ? row.publishable_key : (secretKey ?? null),
+    state: row.revoked_at ? ('revoked' as const) : ('active' as const),
+    created_at: row.created_at.toISOString(),
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+  };
+}

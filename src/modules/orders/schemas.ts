@@ -1,0 +1,87 @@
+import { z } from '@hono/zod-openapi';
+import { AmountSchema, ChainIdSchema, ExternalIdSchema, MetadataSchema, TokenSchema } from '../../lib/schemas.js';
+
+export const DIRECT_ORDER_DEFAULT_SECONDS = 3600;
+
+export const OrderNoSchema = z.string().min(1).max(128).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII');
+
+export const CreateOrderRequest = z
+  .object({
+    merchant_id: ExternalIdSchema.openapi({ description: "The merchant's external_id" }),
+    order_no: OrderNoSchema.openapi({ description: 'Your order number; unique per platform among live orders' }),
+    chain_id: ChainIdSchema,
+    token: TokenSchema,
+    amount: AmountSchema,
+    metadata: MetadataSchema.optional(),
+    expires_in_seconds: z.number().int().min(60).max(86_400).optional().openapi({ description: 'Payment window, 60..86400 s (default 3600); sets deadline_at' }),
+  })
+  .strict()
+  .openapi('CreateOrderRequest');
+
+export const ComputedSplit = z
+  .object({
+    service_fee: z.string(),
+    platform_fee: z.string(),
+    merchant_gross: z.string(),
+    reserve_hold: z.string(),
+    merchant_available: z.string(),
+  })
+  .openapi('ComputedSplit', { description: 'Base-unit integer strings (USDC has 6 decimals)' });
+
+export const Eip712 = z
+  .object({
+    domain: z.object({ name: z.string(), version: z.string(), chainId: z.number().int(), verifyingContract: z.string() }),
+    primary_type: z.string(),
+    types: z.record(z.string(), z.array(z.object({ name: z.string(), type: z.string() }))),
+    message: z.record(z.string(), z.unknown()),
+  })
+  .openapi('Eip712TypedData');
+
+export const OrderStateSchema = z.enum(['pending_payment', 'confirmed', 'partially_refunded', 'refunded', 'failed', 'expired']);
+
+export const Order = z
+  .object({
+    id: z.string(),
+    object: z.literal('order'),
+    merchant_id: z.string(),
+    order_no: z.string(),
+    chain_id: z.number().int(),
+    token: z.string(),
+    token_address: z.string(),
+    amount: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+    state: OrderStateSchema,
+    pay_to: z.string(),
+    computed_split: ComputedSplit,
+    eip712: Eip712,
+    signature: z.string(),
+    deadline_at: z.string(),
+    payer_address: z.string().nullable(),
+    paid_by: z.string().nullable(),
+    tx_hash: z.string().nullable(),
+    refunded_amount: z.string(),
+    checkout_session_id: z.string().nullable(),
+    failure_reason: z.string().nullable(),
+    created_at: z.string(),
+    confirmed_at: z.string().nullable(),
+  })
+  .openapi('Order');
+
+export const ListOrdersQuery = z
+  .object({
+    state: OrderStateSchema.optional(),
+    merchant_id: ExternalIdSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(200).optional(),
+  })
+  .strict();
+
+export const OrderSummary = z
+  .object({
+    total: z.number().int(),
+    pending: z.number().int(),
+    confirmed: z.number().int().openapi({ description: 'Orders paid (confirmed, partially_refunded or refunded)' }),
+    gross_24h: z.string().openapi({ description: 'Amount of orders confirmed in the last 24 h, human units' }),
+    gross_daily: z.array(z.object({ day: z.string(), gross: z.string(), count: z.number().int() })),
+  })
+  .openapi('OrderSummary');

@@ -1,0 +1,271 @@
+import { zeroAddress, type Address } from 'viem';
+import { createPayOrderSigner, payOrderJson, toBytes32Id, type PayOrderMessage } from '../../chain/eip712.js';
+import type { Config } from '../../config.js';
+import type { Db, Executor } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { decodeCursor, toPage } from '../../db/pagination.js';
+import type { OrderState } from '../../db/schema.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { formatUnits, parseAmount } from '../../lib/money.js';
+import { recordAlert } from '../alerts/service.js';
+import type { ChainsService } from '../chains/service.js';
+import type { OrderPaidEvent } from '../indexer/events.js';
+import { emitEvent, type EventType } from '../events/service.js';
+import { recordResponseInTx } from '../idempotency/context.js';
+import { ordersRepo, type OrderRow } from './repo.js';
+import { serializeOrder } from './serialize.js';
+import { computeSplit } from './split.js';
+import { ORDER_TRANSITIONS, invalidTransitionMessage, type OrderTrigger } from './state.js';
+
+export type NewOrderInput = {
+  merchantExternalId: string;
+  orderNo: string;
+  chainId: number;
+  amount: string;
+  metadata: Record<string, unknown>;
+  deadline: Date;
+  payer: Address | null;
+  checkoutSessionId: string | null;
+};
+
+// Order creation reads the platform and merchant rows in one query of its own (ordersRepo.signingContext):
+// it is the hot path.
+export function createOrdersService(db: Db, config: Config, chains: ChainsService) {
+  let signer: ReturnType<typeof createPayOrderSigner> | undefined;
+  const signPayOrder = (chainId: number, router: Address, msg: PayOrderMessage) =>
+    (signer ??= createPayOrderSigner(chains.requireSigner()))(chainId, router, msg);
+  /**
+   * Validate, split and sign outside any transaction (signing is CPU work), returning the row to insert.
+   * The fee rates are frozen onto the order: later changes to the platform or merchant never alter it.
+   */
+  async function prepare(platformId: string, input: NewOrderInput) {
+    const chain = chains.get(input.chainId);
+    const parsed = parseAmount(input.amount);
+    if (!parsed.ok) throw new AppError('validation_failed', `amount ${parsed.reason}`, 'amount');
+    const found = await ordersRepo.signingContext(db, platformId, input.merchantExternalId);
+    if (!found) throw notFound('platform');
+    const { platform, merchant } = found;
+    if (!merchant) throw new AppError('not_found', `No merchant with external_id '${input.merchantExternalId}'.`, 'merchant_id');
+    if (merchant.state !== 'active') throw new AppError('invalid_state', `Merchant '${merchant.external_id}' is ${merchant.state}.`, 'merchant_id');
+    if (merchant.chain_id !== input.chainId) {
+      throw new AppError('validation_failed', `Merchant '${merchant.external_id}' is on chain ${merchant.chain_id}, not ${input.chainId}.`, 'chain_id');
+    }
+    const split = computeSplit(parsed.units, config.serviceFeeBps, platform.platform_fee_bps, merchant.reserve_bps);
+    const id = newId('ord');
+    const message: PayOrderMessage = {
+      orderId: toBytes32Id(id),
+      token: chain.usdc,
+      amount: parsed.units,
+      payer: input.payer ?? zeroAddress,
+      merchant: merchant.merchant_wallet as Address,
+      platform: platform.platform_wallet as Address,
+      serviceFee: split.serviceFee,
+      platformFee: split.platformFee,
+      reserveHold: split.reserveHold,
+      deadline: BigInt(Math.floor(input.deadline.getTime() / 1000)),
+    };
+    const signature = await signPayOrder(chain.chainId, chain.router, message);
+    return {
+      id,
+      platform_id: platformId,
+      merchant_id: merchant.id,
+      merchant_external_id: merchant.external_id,
+      order_no: input.orderNo,
+      chain_id: chain.chainId,
+      token: 'USDC',
+      token_address: chain.usdc,
+      amount: parsed.units,
+      service_fee_bps: config.serviceFeeBps,
+      platform_fee_bps: platform.platform_fee_bps,
+      reserve_bps: merchant.reserve_bps,
+      service_fee: split.serviceFee,
+      platform_fee: split.platformFee,
+      merchant_gross: split.merchantGross,
+      reserve_hold: split.reserveHold,
+      merchant_available: split.merchantAvailable,
+      metadata: JSON.stringify(input.metadata),
+      state: 'pending_payment' as const,
+      pay_to: chain.router,
+      onchain_id: message.orderId,
+      payer_address: input.payer,
+      merchant_wallet: merchant.merchant_wallet,
+      platform_wallet: platform.platform_wallet,
+      eip712: JSON.stringify(payOrderJson(chain.chainId, chain.router, message)),
+      signature,
+      deadline_at: input.deadline,
+      checkout_session_id: input.checkoutSessionId,
+    };
+  }
+
+  async function insertPrepared(tx: Executor, row: Awaited<ReturnType<typeof prepare>>): Promise<OrderRow> {
+    try {
+      return await ordersRepo.insert(tx, row);
+    } catch (err) {
+      if (isUniqueViolation(err, 'orders_order_no_live')) {
+        throw new AppError('conflict', `order_no '${row.order_no}' is already used on this platform.`, 'order_no');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * One state change and its event in one transaction (outbox). Compare-and-set on the allowed
+   * from-states; when nothing matched, the current state is re-read and named in the error.
+   */
+  async function transition(tx: Executor, order: OrderRow, trigger: OrderTrigger, set: Partial<Record<string, unknown>>, eventType?: EventType) {
+    const t = ORDER_TRANSITIONS[trigger];
+    const updated = await ordersRepo.transition(tx, order.id, t.from, { ...set, state: t.to });
+    if (!updated) {
+      const current = (await ordersRepo.findAnyById(tx, order.id))?.state ?? order.state;
+      throw new AppError('invalid_state', invalidTransitionMessage(order.id, current as OrderState, trigger));
+    }
+    if (eventType) await emitEvent(tx, { platformId: updated.platform_id, type: eventType, data: { object: serializeOrder(updated) } });
+    return updated;
+  }
+
+  /** Orders of checkout sessions expire with their session. */
+  async function expireOne(tx: Executor, order: OrderRow, now: Date) {
+    const expired = await transition(tx, order, 'expire', { expired_at: now, order_no_released: true }, 'order.expired');
+    if (expired.checkout_session_id) {
+      const session = await tx.updateTable('checkout_sessions').set({ state: 'expired' })
+        .where('id', '=', expired.checkout_session_id).where('state', '=', 'open').returningAll().executeTakeFirst();
+      if (session) {
+        await emitEvent(tx, { platformId: expired.platform_id, type: 'checkout.session.expired', data: { object: { id: session.id, object: 'checkout_session', state: 'expired', order_id: expired.id, expires_at: session.expires_at.toISOString(), metadata: expired.metadata } } });
+      }
+    }
+    return expired;
+  }
+
+  return {
+    prepare,
+    insertPrepared,
+    transition,
+
+    async create(platformId: string, body: { merchant_id: string; order_no: string; chain_id: number; amount: string; metadata?: Record<string, unknown> | undefined; expires_in_seconds?: number | undefined }) {
+      const row = await prepare(platformId, {
+        merchantExternalId: body.merchant_id,
+        orderNo: body.order_no,
+        chainId: body.chain_id,
+        amount: body.amount,
+        metadata: body.metadata ?? {},
+        deadline: new Date(Date.now() + (body.expires_in_seconds ?? 3600) * 1000),
+        payer: null,
+        checkoutSessionId: null,
+      });
+      return db.transaction().execute(async (tx) => {
+        const order = await insertPrepared(tx, row);
+        await recordResponseInTx(tx, 201, serializeOrder(order));
+        return order;
+      });
+    },
+
+    /** Reading a pending order past its deadline expires it first, so nobody sees a stale state. */
+    async get(platformId: string, id: string): Promise<OrderRow> {
+      const order = await ordersRepo.findById(db, platformId, id);
+      if (!order) throw notFound('order');
+      if (order.state === 'pending_payment' && order.deadline_at.getTime() <= Date.now()) {
+        return db.transaction().execute((tx) => expireOne(tx, order, new Date())).catch(async (err) => {
+          if (err instanceof AppError && err.code === 'invalid_state') return (await ordersRepo.findById(db, platformId, id))!;
+          throw err;
+        });
+      }
+      return order;
+    },
+
+    async list(platformId: string, q: { state?: OrderState | undefined; merchant_id?: string | undefined; limit: number; cursor?: string | undefined }) {
+      const rows = await ordersRepo.list(db, platformId, { state: q.state, merchantExternalId: q.merchant_id }, q.limit, decodeCursor(q.cursor));
+      return toPage(rows, q.limit, serializeOrder);
+    },
+
+    async summary(platformId: string, now = new Date()) {
+      const since14 = new Date(now.getTime() - 13 * 86_400_000);
+      since14.setUTCHours(0, 0, 0, 0);
+      const [counts, gross, daily] = await Promise.all([
+        ordersRepo.counts(db, platformId),
+        ordersRepo.grossSince(db, platformId, new Date(now.getTime() - 86_400_000)),
+        ordersRepo.grossDaily(db, platformId, since14),
+      ]);
+      const byDay = new Map(daily.map((d) => [d.day, d]));
+      const gross_daily = Array.from({ length: 14 }, (_, i) => {
+        const day = new Date(since14.getTime() + i * 86_400_000).toISOString().slice(0, 10);
+        const d = byDay.get(day);
+        return { day, gross: formatUnits(BigInt(d?.gross ?? '0')), count: Number(d?.count ?? 0) };
+      });
+      return {
+        total: Number(counts.total),
+        pending: Number(counts.pending),
+        confirmed: Number(counts.confirmed),
+        gross_24h: formatUnits(BigInt(gross.gross)),
+        gross_daily,
+      };
+    },
+
+    /**
+     * The indexer saw OrderPaid at the confirmation depth. The payment must match the order the service
+     * signed to the unit (amount, fees, reserve, token, merchant, platform); anything else is recorded as
+     * an alert and never confirmed. Chain wins over expiry: a paid expired order is confirmed.
+     */
+    async applyPaid(tx: Executor, ev: OrderPaidEvent) {
+      const order = await tx.selectFrom('orders').selectAll().where('onchain_id', '=', ev.orderId).forUpdate().executeTakeFirst();
+      if (!order) {
+        await recordAlert(tx, ev.chainId, 'unknown_order', { order_onchain_id: ev.orderId, tx_hash: ev.txHash });
+        return;
+      }
+      const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+      const mismatches = [
+        order.chain_id !== ev.chainId && 'chain_id',
+        !same(order.token_address, ev.token) && 'token',
+        order.amount !== ev.amount && 'amount',
+        order.service_fee !== ev.serviceFee && 'service_fee',
+        order.platform_fee !== ev.platformFee && 'platform_fee',
+        order.reserve_hold !== ev.reserveHold && 'reserve_hold',
+        !same(order.merchant_wallet, ev.merchant) && 'merchant',
+        !same(order.platform_wallet, ev.platform) && 'platform',
+        order.payer_address !== null && !same(order.payer_address, ev.payer) && 'payer',
+      ].filter(Boolean);
+      if (mismatches.length > 0) {
+        await recordAlert(tx, ev.chainId, 'paid_mismatch', { order_id: order.id, fields: mismatches, tx_hash: ev.txHash, amount: ev.amount });
+        return;
+      }
+      if (order.state !== 'pending_payment' && order.state !== 'expired') {
+        await recordAlert(tx, ev.chainId, 'paid_unexpected_state', { order_id: order.id, state: order.state, tx_hash: ev.txHash });
+        return;
+      }
+      const confirmed = await transition(tx, order, 'paid', {
+        paid_by: ev.payer, tx_hash: ev.txHash, block_number: ev.blockNumber, paid_at: ev.blockTime,
+        confirmed_at: new Date(), reserve_remaining: order.reserve_hold,
+      }, 'order.confirmed');
+      const session = await tx.updateTable('checkout_sessions').set({ state: 'completed', completed_at: new Date() })
+        .where('order_id', '=', order.id).where('state', 'in', ['open', 'expired']).returningAll().executeTakeFirst();
+      if (session) {
+        await emitEvent(tx, { platformId: order.platform_id, type: 'checkout.session.completed', data: { object: {
+          id: session.id, object: 'checkout_session', state: 'completed', order_id: order.id, expires_at: session.expires_at.toISOString(),
+          metadata: confirmed.metadata, order: serializeOrder(confirmed),
+        } } });
+      }
+      return confirmed;
+    },
+
+    /** Admin failure operation (DESIGN §4): pending_payment → failed + order.failed. */
+    async fail(id: string, reason: string) {
+      const order = await ordersRepo.findAnyById(db, id);
+      if (!order) throw notFound('order');
+      return db.transaction().execute((tx) => transition(tx, order, 'fail', { failed_at: new Date(), failure_reason: reason }, 'order.failed'));
+    },
+
+    /** Sweeper: pending orders past their deadline → expired (and their open sessions), in batches. */
+    async expireDue(now = new Date(), batch = 200): Promise<number> {
+      return db.transaction().execute(async (tx) => {
+        const due = await ordersRepo.lockDue(tx, now, batch);
+        for (const { id } of due) {
+          const order = (await ordersRepo.findAnyById(tx, id))!;
+          await expireOne(tx, order, now);
+        }
+        return due.length;
+      });
+    },
+  };
+}
+
+export type OrdersService = ReturnType<typeof createOrdersService>;

@@ -1,0 +1,27 @@
+import type { OrderState } from '../../db/schema.js';
+
+/**
+ * Order transitions (SPEC §3 plus DESIGN §4): the one table the API, the sweeper and the indexer share.
+ * "Chain wins": an OrderPaid seen for an order already expired still confirms it, because the router
+ * checked the deadline itself when it accepted the payment.
+ */
+export type OrderTrigger = 'paid' | 'fail' | 'expire' | 'refund_partial' | 'refund_full';
+
+export const ORDER_TRANSITIONS: Record<OrderTrigger, { from: readonly OrderState[]; to: OrderState }> = {
+  paid: { from: ['pending_payment', 'expired'], to: 'confirmed' },
+  fail: { from: ['pending_payment'], to: 'failed' },
+  expire: { from: ['pending_payment'], to: 'expired' },
+  refund_partial: { from: ['confirmed', 'partially_refunded'], to: 'partially_refunded' },
+  refund_full: { from: ['confirmed', 'partially_refunded'], to: 'refunded' },
+};
+
+export const ORDER_STATES: readonly OrderState[] = ['pending_payment', 'confirmed', 'partially_refunded', 'refunded', 'failed', 'expired'];
+
+export function canTransition(from: OrderState, trigger: OrderTrigger): boolean {
+  return ORDER_TRANSITIONS[trigger].from.includes(from);
+}
+
+export function invalidTransitionMessage(id: string, current: OrderState, trigger: OrderTrigger): string {
+  const allowed = ORDER_TRANSITIONS[trigger].from.join(' or ');
+  return `Order ${id} is ${current}; '${trigger}' needs ${allowed}.`;
+}

@@ -1,0 +1,203 @@
+import type { Address, Hex } from 'viem';
+import { toBytes32Id } from '../../chain/eip712.js';
+import type { Config } from '../../config.js';
+import type { Db, Tx } from '../../db/client.js';
+import { decodeCursor, toPage } from '../../db/pagination.js';
+import { notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { Logger } from '../../lib/logger.js';
+import { recordAlert } from '../alerts/service.js';
+import type { ChainsService } from '../chains/service.js';
+import { emitEvent } from '../events/service.js';
+import { settlementsRepo, type ItemRow, type SettlementRow } from './repo.js';
+import { revertOf, type RouterClient } from './router-client.js';
+import { serializeSettlement } from './serialize.js';
+
+/** The router's MAX_BATCH_SIZE. */
+export const MAX_BATCH_SIZE = 100;
+/** An order whose release the token refused (e.g. a blocklisted merchant) is retried at most this often. */
+const RELEASE_RETRY_MS = 86_400_000;
+/** A batch with no transaction hash this long after creation (crash or RPC failure mid-send) is sent again. */
+const RESEND_AFTER_MS = 2 * 60_000;
+const DROPPED_AFTER_MS = 5 * 60_000;
+/** Batches built per chain per pass (each ≤ MAX_BATCH_SIZE orders). */
+const MAX_BATCHES_PER_PASS = 10;
+
+export type SettlementsDeps = { db: Db; config: Config; chains: ChainsService; router: RouterClient; logger: Logger };
+
+export type ReserveReleaseLog = { chainId: number; orderOnchainId: Hex; batchOnchainId: Hex; merchant: Address; amount: bigint; txHash: Hex };
+export type BatchSettledLog = { chainId: number; batchOnchainId: Hex; orderCount: bigint; totalReleased: bigint; txHash: Hex; blockTime: Date };
+
+export function createSettlementsService(deps: SettlementsDeps) {
+  const { db, config, chains, router, logger } = deps;
+
+  /** A batch the router refused: failed, and its orders unlinked so a later batch carries them. */
+  async function failBatch(s: SettlementRow, reason: string) {
+    await db.transaction().execute(async (tx) => {
+      const failed = await settlementsRepo.update(tx, s.id, ['submitted'], { state: 'failed', error: reason.slice(0, 500) });
+      if (!failed) return;
+      await settlementsRepo.setItems(tx, s.id, ['included'], { state: 'batch_failed' });
+      await settlementsRepo.unlinkOrders(tx, s.id);
+    });
+    logger.warn({ settlement_id: s.id, reason }, 'settlement batch failed; its orders will be retried');
+  }
+
+  /**
+   * Builds one batch in one transaction: the settlement row, its items and orders.settlement_id, so an
+   * order is never in two live batches. Returns null when nothing is due.
+   */
+  async function buildBatch(chainId: number, chainNow: Date) {
+    const paidBefore = new Date(chainNow.getTime() - config.reserveHoldDays * 86_400_000);
+    return db.transaction().execute(async (tx) => {
+      const due = await settlementsRepo.lockDue(tx, chainId, paidBefore, new Date(Date.now() - RELEASE_RETRY_MS), MAX_BATCH_SIZE);
+      if (due.length === 0) return null;
+      // A batch goes to one router: the one holding those orders' reserves (normally there is only one).
+      const batch = due.filter((o) => o.pay_to === due[0]!.pay_to);
+      const id = newId('stl');
+      const settlement = await settlementsRepo.insert(tx, {
+        id, chain_id: chainId, onchain_id: toBytes32Id(id), state: 'submitted', order_count: batch.length,
+        total: batch.reduce((sum, o) => sum + o.reserve_remaining, 0n),
+      });
+      await settlementsRepo.insertItems(tx, batch.map((o) => ({
+        settlement_id: id, order_id: o.id, platform_id: o.platform_id, amount: o.reserve_remaining, state: 'included' as const,
+      })));
+      await settlementsRepo.linkOrders(tx, id, batch.map((o) => o.id));
+      return { settlement, full: due.length === MAX_BATCH_SIZE };
+    });
+  }
+
+  async function submit(s: SettlementRow) {
+    const included = await settlementsRepo.includedOnchainIds(db, s.id);
+    if (included.length === 0) return failBatch(s, 'no orders left to release');
+    const routerAddress = included[0]!.pay_to as Address;
+    try {
+      const hash = await router.sendSettleBatch(s.chain_id, routerAddress, s.onchain_id as Hex, included.map((i) => i.onchain_id as Hex));
+      await settlementsRepo.update(db, s.id, ['submitted'], { tx_hash: hash, submitted_at: new Date() });
+      logger.info({ settlement_id: s.id, orders: included.length, tx_hash: hash }, 'settlement batch sent');
+    } catch (err) {
+      const revert = revertOf(err);
+      if (revert?.errorName === 'BatchAlreadySettled') return; // an earlier send landed: the indexer confirms it
+      if (revert) return failBatch(s, `router refused: ${revert.message}`);
+      logger.warn({ settlement_id: s.id, err: (err as Error).message }, 'settlement send failed; will retry');
+    }
+  }
+
+  /** A batch already sent: a revert fails it; a batch never sent (or dropped) is sent again under the same id. */
+  async function check(s: SettlementRow) {
+    const routerAddress = (await settlementsRepo.includedOnchainIds(db, s.id))[0]?.pay_to as Address | undefined;
+    const settled = () => (routerAddress ? router.batchSettled(s.chain_id, routerAddress, s.onchain_id as Hex) : Promise.resolve(false));
+    if (!s.tx_hash) {
+      if (Date.now() - s.created_at.getTime() < RESEND_AFTER_MS || (await settled())) return;
+      return submit(s);
+    }
+    const receipt = await router.receipt(s.chain_id, s.tx_hash as Hex);
+    if (receipt?.status === 'success') return; // the indexer confirms it from BatchSettled
+    if (receipt) return (await settled()) ? undefined : failBatch(s, `transaction ${s.tx_hash} reverted`);
+    const stale = !s.submitted_at || Date.now() - s.submitted_at.getTime() > DROPPED_AFTER_MS;
+    if (stale && !(await router.known(s.chain_id, s.tx_hash as Hex))) {
+      await settlementsRepo.update(db, s.id, ['submitted'], { tx_hash: null, submitted_at: null });
+    }
+  }
+
+  async function runChain(chainId: number) {
+    const chainNow = await router.chainNow(chainId);
+    for (const s of await settlementsRepo.open(db, 100)) {
+      if (s.chain_id === chainId) await check(s);
+    }
+    for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+      const built = await buildBatch(chainId, chainNow);
+      if (!built) break;
+      await submit(built.settlement);
+      if (!built.full) break;
+    }
+  }
+
+  // ---- indexer hooks (inside the indexer's transaction; they never throw for bad data: alerts instead) ----
+  // Lock order everywhere: settlement row, then order rows (failBatch does the same).
+
+  async function applyReserveReleased(tx: Tx, e: ReserveReleaseLog): Promise<void> {
+    const s = await settlementsRepo.lockByOnchainId(tx, e.batchOnchainId);
+    const order = await settlementsRepo.lockOrderByOnchainId(tx, e.chainId, e.orderOnchainId);
+    if (!s) await recordAlert(tx, e.chainId, 'unknown_settlement', { batch_onchain_id: e.batchOnchainId, order_onchain_id: e.orderOnchainId, tx_hash: e.txHash });
+    if (!order) {
+      await recordAlert(tx, e.chainId, 'unknown_order_release', { order_onchain_id: e.orderOnchainId, amount: e.amount, tx_hash: e.txHash });
+      logger.error({ chain_id: e.chainId, order_onchain_id: e.orderOnchainId }, 'ALERT: reserve released for an unknown order');
+      return;
+    }
+    let reserve = order.reserve_remaining - e.amount;
+    if (reserve < 0n) {
+      await recordAlert(tx, e.chainId, 'reserve_out_of_sync', { order_id: order.id, reserve_remaining: order.reserve_remaining, released: e.amount, tx_hash: e.txHash });
+      reserve = 0n;
+    }
+    await settlementsRepo.setOrderReserve(tx, order.id, reserve);
+    if (!s) return;
+    const items = await settlementsRepo.setItems(tx, s.id, ['included', 'batch_failed'], { state: 'released', released_amount: e.amount }, order.id);
+    if (items.length === 0) await recordAlert(tx, e.chainId, 'release_not_in_batch', { settlement_id: s.id, order_id: order.id, tx_hash: e.txHash });
+  }
+
+  async function applyReserveReleaseFailed(tx: Tx, e: ReserveReleaseLog): Promise<void> {
+    const s = await settlementsRepo.lockByOnchainId(tx, e.batchOnchainId);
+    const order = await settlementsRepo.lockOrderByOnchainId(tx, e.chainId, e.orderOnchainId);
+    await recordAlert(tx, e.chainId, 'reserve_release_failed', {
+      order_id: order?.id ?? null, order_onchain_id: e.orderOnchainId, settlement_id: s?.id ?? null, merchant: e.merchant, amount: e.amount, tx_hash: e.txHash,
+    });
+    logger.error({ chain_id: e.chainId, order_id: order?.id, merchant: e.merchant }, 'ALERT: the token refused a reserve release; the reserve stays in the router');
+    if (!s || !order) return;
+    // The reserve stays recorded; the order leaves this batch so a later one retries (after RELEASE_RETRY_MS).
+    await settlementsRepo.setItems(tx, s.id, ['included'], { state: 'release_failed' }, order.id);
+    await settlementsRepo.unlinkOrders(tx, s.id, [order.id]);
+  }
+
+  async function applyBatchSettled(tx: Tx, e: BatchSettledLog): Promise<void> {
+    const s = await settlementsRepo.lockByOnchainId(tx, e.batchOnchainId);
+    if (!s) {
+      await recordAlert(tx, e.chainId, 'unknown_settlement', { batch_onchain_id: e.batchOnchainId, order_count: e.orderCount, total: e.totalReleased, tx_hash: e.txHash });
+      logger.error({ chain_id: e.chainId, batch_onchain_id: e.batchOnchainId }, 'ALERT: BatchSettled for an unknown batch');
+      return;
+    }
+    if (s.state === 'confirmed') return;
+    if (s.state === 'failed') await recordAlert(tx, e.chainId, 'settlement_confirmed_after_failure', { settlement_id: s.id, error: s.error, tx_hash: e.txHash });
+    const confirmed = (await settlementsRepo.update(tx, s.id, [s.state], {
+      state: 'confirmed', tx_hash: e.txHash, confirmed_at: e.blockTime, order_count: Number(e.orderCount), total: e.totalReleased, error: null,
+    }))!;
+    // Orders the router skipped had nothing left (a refund spent the reserve after the batch was built).
+    await settlementsRepo.setItems(tx, s.id, ['included'], { state: 'skipped' });
+    for (const platformId of await settlementsRepo.platformsOf(tx, s.id)) {
+      const items = await settlementsRepo.items(tx, [s.id], platformId);
+      await emitEvent(tx, { platformId, type: 'settlement.completed', data: { object: serializeSettlement(confirmed, items) } });
+    }
+  }
+
+  return {
+    applyReserveReleased,
+    applyReserveReleaseFailed,
+    applyBatchSettled,
+
+    /**
+     * One pass per configured chain: check batches in flight, then release the reserve of orders held for
+     * RESERVE_HOLD_DAYS on the chain clock (paid_at is the payment's block time; "now" is the latest block's).
+     */
+    async runOnce(): Promise<void> {
+      if (!router.hasOperator()) return;
+      for (const rt of chains.list()) {
+        await runChain(rt.chainId).catch((err: unknown) => logger.warn({ chain_id: rt.chainId, err: (err as Error).message }, 'settlement pass failed'));
+      }
+    },
+
+    async list(platformId: string, q: { limit: number; cursor?: string | undefined }) {
+      const rows = await settlementsRepo.listForPlatform(db, platformId, q.limit, decodeCursor(q.cursor));
+      const items = await settlementsRepo.items(db, rows.map((r) => r.id), platformId);
+      const by = new Map<string, ItemRow[]>();
+      for (const i of items) by.set(i.settlement_id, [...(by.get(i.settlement_id) ?? []), i]);
+      return toPage(rows, q.limit, (s) => serializeSettlement(s, by.get(s.id) ?? []));
+    },
+
+    async get(platformId: string, id: string) {
+      const s = await settlementsRepo.findForPlatform(db, platformId, id);
+      if (!s) throw notFound('settlement');
+      return serializeSettlement(s, await settlementsRepo.items(db, [s.id], platformId));
+    },
+  };
+}
+
+export type SettlementsService = ReturnType<typeof createSettlementsService>;

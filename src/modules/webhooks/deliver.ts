@@ -1,0 +1,176 @@
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { randomBase62 } from '../../lib/ids.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Metrics } from '../../lib/metrics.js';
+import { eventBody } from '../events/service.js';
+import { deliveriesRepo, endpointsRepo, claimRepo, type ClaimedJob } from './repo.js';
+import { nextRetryDelayMs, RETRY_AFTER_CAP_MS, RETRY_SCHEDULE_MS } from './schedule.js';
+import { postWebhook, type SendResult } from './send.js';
+import { signatureHeader } from './sign.js';
+import { policyForEnv, systemResolver, type Resolver } from './ssrf.js';
+
+export type DelivererDeps = { db: Db; config: Pick<Config, 'env'>; logger: Logger; metrics?: Metrics };
+
+export type DelivererOptions = {
+  /** A 2xx must arrive within this (DESIGN: 15 s). */
+  timeoutMs?: number;
+  /** Delays between attempts; length = number of retries. */
+  scheduleMs?: readonly number[];
+  retryAfterCapMs?: number;
+  /** Attempts in flight in this instance, all endpoints together. */
+  concurrency?: number;
+  /** Attempts in flight to one endpoint, all instances together (best effort across instances). */
+  perEndpoint?: number;
+  /** How long a claimed row stays reserved; must exceed the timeout so a live attempt keeps its lease. */
+  leaseMs?: number;
+  random?: () => number;
+  resolve?: Resolver;
+};
+
+export const USER_AGENT = 'Trisettle-Webhooks/1';
+const GONE_REASON = 'endpoint answered 410 Gone';
+
+/**
+ * The webhook deliverer. Claims due deliveries (leased, FOR UPDATE SKIP LOCKED), posts them concurrently
+ * from a bounded pool and records every attempt. `start` keeps claiming as slots free up without waiting
+ * for attempts in flight, so a slow endpoint holds at most `perEndpoint` slots and delays no one else.
+ */
+export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptions = {}) {
+  const { db, logger, metrics } = deps;
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const scheduleMs = opts.scheduleMs ?? RETRY_SCHEDULE_MS;
+  const concurrency = opts.concurrency ?? 16;
+  const perEndpoint = opts.perEndpoint ?? 3;
+  const leaseMs = opts.leaseMs ?? timeoutMs + 30_000;
+  const policy = policyForEnv(deps.config.env);
+  const resolve = opts.resolve ?? systemResolver;
+  const log = logger.child({ worker: 'webhooks' });
+  const inflight = new Set<Promise<void>>();
+  let claiming: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let lastInterval = 1000;
+
+  /** The same bytes for every attempt of every delivery of an event (events/serialize.ts is the one shape). */
+  const bodyOf = (job: ClaimedJob): string =>
+    JSON.stringify(eventBody({ id: job.event_id, type: job.event_type, created_at: job.event_created_at, data: job.event_data as never }));
+
+  function secretsOf(job: ClaimedJob, now: Date): string[] {
+    const previousLive = job.previous_secret && job.previous_secret_expires_at && job.previous_secret_expires_at > now;
+    return previousLive ? [job.secret, job.previous_secret!] : [job.secret];
+  }
+
+  async function attempt(job: ClaimedJob): Promise<void> {
+    const attemptedAt = new Date();
+    const body = bodyOf(job);
+    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+    const result = await postWebhook({
+      url: job.url,
+      body,
+      timeoutMs,
+      policy,
+      resolve,
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        'X-Webhook-Id': job.event_id,
+        'X-Webhook-Timestamp': String(timestamp),
+        'X-Webhook-Signature': signatureHeader(secretsOf(job, attemptedAt), timestamp, body),
+      },
+    });
+    const outcome = await record(job, attemptedAt, result);
+    metrics?.webhookDeliveries.inc({ outcome });
+    // Ids, status and timing only: never the URL (it may carry a token), the body or a secret.
+    log[outcome === 'succeeded' ? 'info' : 'warn']({
+      delivery_id: job.id, event_id: job.event_id, endpoint_id: job.endpoint_id, attempt: job.attempts + 1,
+      status: result.status, duration_ms: result.durationMs, outcome, error: result.error ?? undefined,
+    }, 'webhook attempt');
+  }
+
+  type Outcome = 'succeeded' | 'retrying' | 'failed' | 'disabled' | 'lease_lost';
+
+  async function record(job: ClaimedJob, attemptedAt: Date, r: SendResult): Promise<Outcome> {
+    const ok = r.status !== null && r.status >= 200 && r.status < 300;
+    const gone = r.status === 410;
+    const retryInMs = ok || gone ? null : nextRetryDelayMs(job.attempts + 1 - job.retry_from, {
+      scheduleMs, random: opts.random, retryAfterMs: r.retryAfterMs, retryAfterCapMs: opts.retryAfterCapMs ?? RETRY_AFTER_CAP_MS,
+    });
+    const state = ok ? 'succeeded' : retryInMs !== null ? 'pending' : 'failed';
+    return db.transaction().execute(async (tx) => {
+      await claimRepo.recordAttempt(tx, { deliveryId: job.id, attemptedAt, status: r.status, error: r.error, durationMs: r.durationMs });
+      const updated = await claimRepo.finish(tx, { id: job.id, token: job.lease_token, state, status: r.status, error: r.error, retryInMs });
+      if (gone) {
+        // 410: the receiver says this endpoint is gone for good; stop sending anything to it.
+        await endpointsRepo.disable(tx, job.endpoint_id, GONE_REASON);
+        await deliveriesRepo.failPendingForEndpoint(tx, job.endpoint_id, 'endpoint disabled: ' + GONE_REASON);
+        return 'disabled';
+      }
+      if (!updated) return 'lease_lost';
+      return ok ? 'succeeded' : state === 'pending' ? 'retrying' : 'failed';
+    });
+  }
+
+  /** Claims are serialised within the instance so two callers never count the same free slots. */
+  function claimAndStart(): Promise<Promise<void>[]> {
+    const next = claiming.then(async () => {
+      const slots = concurrency - inflight.size;
+      if (slots <= 0) return [];
+      const token = randomBase62(24);
+      const ids = await claimRepo.claim(db, { slots, perEndpoint, maxEndpoints: slots * 4, leaseMs, token });
+      const jobs = await claimRepo.jobs(db, ids, token);
+      return jobs.map((job) => {
+        const p: Promise<void> = attempt(job)
+          .catch((err) => log.error({ err, delivery_id: job.id }, 'webhook attempt crashed; the lease will lapse and it will be retried'))
+          .finally(() => {
+            inflight.delete(p);
+            if (running) schedule(0);
+          });
+        inflight.add(p);
+        return p;
+      });
+    });
+    claiming = next.catch(() => undefined);
+    return next;
+  }
+
+  function schedule(ms: number, intervalMs = lastInterval) {
+    if (!running) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      claimAndStart()
+        .catch((err) => log.error({ err }, 'webhook claim failed'))
+        .finally(() => schedule(intervalMs));
+    }, ms);
+  }
+
+  return {
+    /** Claims what is due now, attempts it and waits for those attempts; returns how many were attempted. */
+    async runOnce(): Promise<number> {
+      const started = await claimAndStart();
+      await Promise.all(started);
+      return started.length;
+    },
+    /** Polls every `intervalMs` and whenever an attempt finishes; does not wait for attempts in flight. */
+    start(intervalMs = 1000) {
+      if (running) return;
+      running = true;
+      lastInterval = intervalMs;
+      schedule(0, intervalMs);
+    },
+    /** New outbox rows were just committed (e.g. by the indexer): claim now instead of at the next poll. */
+    poke() {
+      schedule(0);
+    },
+    /** Stops claiming and waits for attempts in flight to be recorded. */
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await claiming;
+      await Promise.all([...inflight]);
+    },
+    inFlight: () => inflight.size,
+  };
+}
+
+export type WebhookDeliverer = ReturnType<typeof createWebhookDeliverer>;

@@ -1,0 +1,185 @@
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Executor } from '../../db/client.js';
+import type { Cursor } from '../../db/pagination.js';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type DeliveryView = DeliveryRow & { event_type: string; last_attempt_at: Date | null };
+
+export const endpointsRepo = {
+  insert: (db: Executor, row: Insertable<WebhookEndpointsTable>) =>
+    db.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow(),
+
+  /** Serialises endpoint creation per platform so the endpoint limit holds under concurrency. */
+  lockPlatform: (db: Executor, platformId: string) =>
+    db.selectFrom('platforms').select('id').where('id', '=', platformId).forUpdate().executeTakeFirst(),
+
+  countLive: async (db: Executor, platformId: string) =>
+    Number((await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('platform_id', '=', platformId).where('deleted_at', 'is', null).executeTakeFirstOrThrow()).n),
+
+  /** Deleted endpoints are gone for the API: every read filters them out. */
+  findLive: (db: Executor, platformId: string, id: string) =>
+    db.selectFrom('webhook_endpoints').selectAll()
+      .where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst(),
+
+  list: (db: Executor, platformId: string, q: { limit: number; cursor: Cursor | null }) => {
+    let query = db.selectFrom('webhook_endpoints').selectAll()
+      .where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+    const c = q.cursor;
+    if (c) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(c.createdAt, c.id)));
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1).execute();
+  },
+
+  softDelete: (db: Executor, platformId: string, id: string, at: Date) =>
+    db.updateTable('webhook_endpoints').set({ deleted_at: at })
+      .where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null)
+      .returningAll().executeTakeFirst(),
+
+  /** The current secret becomes the previous one, valid until `previousUntil`; an older previous one is dropped. */
+  rollSecret: (db: Executor, platformId: string, id: string, secret: string, previousUntil: Date) =>
+    db.updateTable('webhook_endpoints')
+      .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_expires_at: previousUntil, secret }))
+      .where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null)
+      .returningAll().executeTakeFirst(),
+
+  disable: (db: Executor, id: string, reason: string) =>
+    db.updateTable('webhook_endpoints').set({ disabled_at: sql`now()`, disabled_reason: reason })
+      .where('id', '=', id).where('disabled_at', 'is', null).execute(),
+};
+
+export const deliveriesRepo = {
+  /** Ends every pending delivery of an endpoint; clearing the lease makes an in-flight attempt's result a no-op. */
+  failPendingForEndpoint: (db: Executor, endpointId: string, reason: string) =>
+    db.updateTable('webhook_deliveries')
+      .set({ state: 'failed', last_error: reason, locked_until: null, lease_token: null })
+      .where('endpoint_id', '=', endpointId).where('state', '=', 'pending').execute(),
+
+  view: (db: Executor) =>
+    db.selectFrom('webhook_deliveries as d').innerJoin('events as ev', 'ev.id', 'd.event_id')
+      .selectAll('d')
+      .select('ev.type as event_type')
+      .select((eb) => eb.selectFrom('webhook_attempts as a').whereRef('a.delivery_id', '=', 'd.id')
+        .select((e) => e.fn.max('a.attempted_at').as('m')).as('last_attempt_at')),
+
+  listForEndpoint: (db: Executor, platformId: string, endpointId: string, q: { limit: number; cursor: Cursor | null }) => {
+    let query = deliveriesRepo.view(db).where('d.platform_id', '=', platformId).where('d.endpoint_id', '=', endpointId);
+    const c = q.cursor;
+    if (c) query = query.where((eb) => eb(eb.refTuple('d.created_at', 'd.id'), '<', eb.tuple(c.createdAt, c.id)));
+    return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(q.limit + 1).execute() as Promise<DeliveryView[]>;
+  },
+
+  findView: (db: Executor, platformId: string, id: string) =>
+    deliveriesRepo.view(db).where('d.platform_id', '=', platformId).where('d.id', '=', id).executeTakeFirst() as Promise<DeliveryView | undefined>,
+
+  /**
+   * Manual redelivery: due now with a fresh retry schedule (retry_from = attempts so far). Refused while
+   * another instance holds a live lease on it, so one row is never delivered twice at once.
+   */
+  reschedule: (db: Executor, platformId: string, id: string) =>
+    db.updateTable('webhook_deliveries')
+      .set((eb) => ({ state: 'pending', next_attempt_at: sql`now()`, retry_from: eb.ref('attempts') }))
+      .where('platform_id', '=', platformId).where('id', '=', id)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]))
+      .returning('id').executeTakeFirst(),
+};
+
+export type ClaimedJob = {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  platform_id: string;
+  attempts: number;
+  retry_from: number;
+  lease_token: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  event_type: string;
+  event_data: unknown;
+  event_created_at: Date;
+};
+
+export type ClaimLimits = { slots: number; perEndpoint: number; maxEndpoints: number; leaseMs: number; token: string };
+
+export const claimRepo = {
+  /**
+   * Leases due deliveries in one statement. Fair across endpoints: the endpoints with the oldest due work
+   * are picked first and each gives at most `perEndpoint` rows minus what is already in flight to it (in
+   * any instance; saturated endpoints are skipped outright), so a slow endpoint's backlog cannot fill
+   * every slot. FOR UPDATE SKIP LOCKED plus the
+   * re-checked lease condition mean two instances never lease the same row; a crashed instance's lease
+   * simply lapses at locked_until.
+   */
+  async claim(db: Executor, l: ClaimLimits): Promise<string[]> {
+    const due = sql`state = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until <= now())`;
+    const r = await sql<{ id: string }>`
+      with busy as (
+        select endpoint_id, count(*)::int as n from webhook_deliveries
+        where locked_until > now() group by endpoint_id
+      ),
+      due as (
+        select endpoint_id, min(next_attempt_at) as first_due from webhook_deliveries
+        where ${due} and endpoint_id not in (select endpoint_id from busy where n >= ${l.perEndpoint})
+        group by endpoint_id order by first_due limit ${l.maxEndpoints}
+      ),
+      candidates as (
+        select picked.id, due.first_due, picked.next_attempt_at, coalesce(busy.n, 0) as n,
+               row_number() over (partition by due.endpoint_id order by picked.next_attempt_at, picked.id) as rn
+        from due
+        join webhook_endpoints e on e.id = due.endpoint_id and e.deleted_at is null and e.disabled_at is null
+        left join busy on busy.endpoint_id = due.endpoint_id
+        cross join lateral (
+          select w.id, w.next_attempt_at from webhook_deliveries w
+          where w.endpoint_id = due.endpoint_id and ${due}
+          order by w.next_attempt_at, w.id limit ${l.perEndpoint}
+          for update of w skip locked
+        ) picked
+      )
+      update webhook_deliveries d
+      set locked_until = now() + ${l.leaseMs}::double precision * interval '1 millisecond', lease_token = ${l.token}
+      from (
+        select id from candidates where rn <= ${l.perEndpoint} - n order by first_due, next_attempt_at limit ${l.slots}
+      ) chosen
+      where d.id = chosen.id
+      returning d.id`.execute(db);
+    return r.rows.map((x) => x.id);
+  },
+
+  jobs: (db: Executor, ids: string[], token: string) =>
+    ids.length === 0 ? Promise.resolve([] as ClaimedJob[]) :
+    db.selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .innerJoin('events as ev', 'ev.id', 'd.event_id')
+      .select([
+        'd.id', 'd.event_id', 'd.endpoint_id', 'd.platform_id', 'd.attempts', 'd.retry_from',
+        'e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at',
+        'ev.type as event_type', 'ev.data as event_data', 'ev.created_at as event_created_at',
+      ])
+      .select(sql<string>`d.lease_token`.as('lease_token'))
+      .where('d.id', 'in', ids).where('d.lease_token', '=', token)
+      .execute() as Promise<ClaimedJob[]>,
+
+  recordAttempt: (db: Executor, a: { deliveryId: string; attemptedAt: Date; status: number | null; error: string | null; durationMs: number }) =>
+    db.insertInto('webhook_attempts').values({
+      delivery_id: a.deliveryId, attempted_at: a.attemptedAt, status: a.status, error: a.error, duration_ms: a.durationMs,
+    }).execute(),
+
+  /** Compare-and-set on the lease: only the holder of a live lease records the outcome. */
+  finish: (db: Executor, j: { id: string; token: string; state: 'pending' | 'succeeded' | 'failed'; status: number | null; error: string | null; retryInMs: number | null }) =>
+    db.updateTable('webhook_deliveries')
+      .set((eb) => ({
+        state: j.state,
+        attempts: eb('attempts', '+', 1),
+        last_status: j.status,
+        last_error: j.error,
+        locked_until: null,
+        lease_token: null,
+        ...(j.state === 'succeeded' ? { delivered_at: sql<Date>`now()` } : {}),
+        ...(j.retryInMs !== null ? { next_attempt_at: sql<Date>`now() + ${j.retryInMs}::double precision * interval '1 millisecond'` } : {}),
+      }))
+      .where('id', '=', j.id).where('lease_token', '=', j.token).where('state', '=', 'pending')
+      .returning('id').executeTakeFirst(),
+};

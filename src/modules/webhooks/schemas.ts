@@ -1,0 +1,62 @@
+import { z } from '@hono/zod-openapi';
+import { ALL_EVENTS, EVENT_TYPES } from '../events/service.js';
+import { MAX_URL_LENGTH } from './ssrf.js';
+
+export const SubscribedEventsSchema = z
+  .array(z.enum([...EVENT_TYPES, ALL_EVENTS]))
+  .min(1, 'must list at least one event type')
+  .max(EVENT_TYPES.length)
+  .refine((v) => new Set(v).size === v.length, 'must not repeat an event type')
+  .refine((v) => !v.includes(ALL_EVENTS) || v.length === 1, '"*" (every event type) must be the only entry')
+  .openapi({ example: ['order.confirmed', 'refund.completed'], description: `Event types, or ["*"] for every type (including types added later). Types: ${EVENT_TYPES.join(', ')}` });
+
+export const CreateEndpointRequest = z
+  .object({
+    url: z.string().min(1).max(MAX_URL_LENGTH).openapi({
+      example: 'https://example.com/webhooks/trisettle',
+      description: 'https, resolving only to public addresses (http and local addresses are accepted on devnet); no credentials',
+    }),
+    subscribed_events: SubscribedEventsSchema,
+    description: z.string().max(500).optional(),
+  })
+  .strict()
+  .openapi('CreateWebhookEndpointRequest');
+
+export const WebhookEndpoint = z
+  .object({
+    id: z.string().openapi({ example: 'we_3kTn0c1xQvZp9aLm2bYd' }),
+    object: z.literal('webhook_endpoint'),
+    url: z.string(),
+    description: z.string().nullable(),
+    subscribed_events: z.array(z.string()),
+    status: z.enum(['enabled', 'disabled']),
+    disabled_reason: z.string().nullable().openapi({ description: 'Why deliveries stopped, e.g. the endpoint answered 410 Gone' }),
+    secret: z.string().optional().openapi({ description: 'whsec_…; present only in the responses to creation and to roll-secret' }),
+    previous_secret_expires_at: z.string().nullable().openapi({ description: 'After a roll, the previous secret keeps signing (as a second v1= value) until then' }),
+    created_at: z.string(),
+  })
+  .openapi('WebhookEndpoint');
+
+export const DeletedWebhookEndpoint = z
+  .object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) })
+  .openapi('DeletedWebhookEndpoint');
+
+export const WebhookDelivery = z
+  .object({
+    id: z.string().openapi({ example: 'dlv_8fJ2mQ0aLx7cVt1nPz4R' }),
+    object: z.literal('webhook_delivery'),
+    endpoint_id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    state: z.enum(['pending', 'succeeded', 'failed']),
+    attempts: z.number().int(),
+    last_status: z.number().int().nullable().openapi({ description: 'HTTP status of the last attempt; null if none arrived (timeout, refused)' }),
+    last_error: z.string().nullable(),
+    last_attempt_at: z.string().nullable(),
+    next_attempt_at: z.string().nullable().openapi({ description: 'When the next attempt is due (pending only)' }),
+    delivered_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('WebhookDelivery');
+
+export const IdParams = z.object({ id: z.string().max(64) });

@@ -1,0 +1,79 @@
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import type { Logger } from './lib/logger.js';
+import { createMetrics, type Metrics } from './lib/metrics.js';
+import { createSealer } from './lib/seal.js';
+import { createAuth } from './modules/accounts/auth.js';
+import { createChainsService } from './modules/chains/service.js';
+import { createCheckoutService } from './modules/checkout/service.js';
+import { createInvitationsService } from './modules/invitations/service.js';
+import { createMerchantsService } from './modules/merchants/service.js';
+import { createOrdersService } from './modules/orders/service.js';
+import { createIndexer, type IndexerHooks } from './modules/indexer/service.js';
+import { createHealthService } from './modules/health/service.js';
+import { createIdempotencyService } from './modules/idempotency/service.js';
+import { createKeysService } from './modules/keys/service.js';
+import { createPlatformsService } from './modules/platforms/service.js';
+import { createEventsService } from './modules/events/service.js';
+import { createWebhooksService } from './modules/webhooks/service.js';
+import { createRefundsService } from './modules/refunds/service.js';
+import { createRouterClient } from './modules/settlements/router-client.js';
+import { createSettlementsService } from './modules/settlements/service.js';
+
+export type ServiceDeps = {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  authSecret: string;
+  metrics?: Metrics;
+};
+
+/** Services are built once and injected into the app (routes reach them through c.get('services')). */
+export function createServices(deps: ServiceDeps) {
+  const { config, database, logger } = deps;
+  const db = database.db;
+  const keys = createKeysService(db);
+  const platforms = createPlatformsService(db, config, keys);
+  const chains = createChainsService(config);
+  const merchants = createMerchantsService(db, platforms);
+  const invitations = createInvitationsService(db, config, platforms, merchants);
+  const orders = createOrdersService(db, config, chains);
+  const checkout = createCheckoutService(db, config, chains, orders);
+  const router = createRouterClient(config, chains);
+  const refunds = createRefundsService({ db, config, chains, orders, router, logger });
+  const settlements = createSettlementsService({ db, config, chains, router, logger });
+  const metrics = deps.metrics ?? createMetrics();
+  // Refunds and settlements register what they apply for their chain events (see wiring below).
+  const indexerHooks: IndexerHooks = {};
+  Object.assign(indexerHooks, {
+    applyRefunded: refunds.applyRefunded,
+    applyReserveReleased: settlements.applyReserveReleased,
+    applyReserveReleaseFailed: settlements.applyReserveReleaseFailed,
+    applyBatchSettled: settlements.applyBatchSettled,
+  } satisfies IndexerHooks);
+  const indexer = createIndexer({ db, config, chains, orders, hooks: () => indexerHooks, logger, metrics });
+  return {
+    config,
+    database,
+    logger,
+    metrics,
+    auth: createAuth(config, db, deps.authSecret, logger),
+    health: createHealthService(config, database),
+    idempotency: createIdempotencyService(db, createSealer(deps.authSecret, 'trisettle/idempotency-responses/v1')),
+    keys,
+    platforms,
+    events: createEventsService(db),
+    webhooks: createWebhooksService({ db, config }),
+    chains,
+    merchants,
+    invitations,
+    orders,
+    checkout,
+    refunds,
+    settlements,
+    indexer,
+    indexerHooks,
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../src/lib/logger.js';
+import { BASE, cookieFrom, createHarness, type Harness } from '../helpers/harness.js';
+
+const EVIL = 'https://evil.example';
+const onboardBody = {
+  name: 'Acme Market',
+  platform_wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+  chain_id: 84532,
+  platform_fee_bps: 500,
+  default_reserve_bps: 1000,
+};
+
+let h: Harness;
+let ipSeq = 0;
+/** A fresh client address per call, so that only the rate-limit test meets the rate limit. */
+const nextIp = () => `198.51.100.${++ipSeq}`;
+const signIn = (email: string, password: string, headers: Record<string, string> = {}) =>
+  h.request('POST', '/api/auth/sign-in/email', { body: { email, password }, headers: { origin: BASE, 'x-forwarded-for': nextIp(), ...headers } });
+
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('session cookie', () => {
+  it('is HttpOnly and SameSite=Lax, and not Secure on a devnet over http', async () => {
+    const u = await h.signUp();
+    const res = await signIn(u.email, u.password);
+    expect(res.status).toBe(200);
+    const cookie = res.headers.getSetCookie().find((c) => c.includes('session_token='));
+    expect(cookie).toBeDefined();
+    expect(cookie).toMatch(/;\s*HttpOnly/i);
+    expect(cookie).toMatch(/;\s*SameSite=Lax/i);
+    expect(cookie).toMatch(/;\s*Path=\//i);
+    expect(cookie).not.toMatch(/;\s*Secure/i);
+  });
+
+  it('is Secure (with the __Secure- prefix) in production', async () => {
+    const prod = await createHarness({ config: { env: 'production' } });
+    try {
+      const res = await prod.request('POST', '/api/auth/sign-up/email', {
+        body: { name: 'P', email: 'prod@example.com', password: 'correct horse battery' },
+        headers: { origin: BASE },
+      });
+      expect(res.status).toBe(200);
+      const cookie = res.headers.getSetCookie().find((c) => c.includes('session_token='));
+      expect(cookie).toMatch(/^__Secure-/);
+      expect(cookie).toMatch(/;\s*Secure/i);
+      expect(cookie).toMatch(/;\s*HttpOnly/i);
+      expect(cookie).toMatch(/;\s*SameSite=Lax/i);
+      const me = await prod.request('GET', '/v1/me', { cookie: cookieFrom(res.headers) });
+      expect(me.status).toBe(200);
+      expect(me.body.auth_kind).toBe('session');
+    } finally {
+      await prod.close();
+    }
+  });
+});
+
+describe('sign-in', () => {
+  it('answers an unknown user and a wrong password identically', async () => {
+    const u = await h.signUp();
+    const wrong = await signIn(u.email, 'not the password at all');
+    const unknown = await signIn('nobody-here@example.com', 'not the password at all');
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(wrong.status);
+    expect(unknown.body).toEqual(wrong.body);
+    expect(wrong.headers.getSetCookie().filter((c) => /session_token=[^;]/.test(c))).toEqual([]);
+  });
+
+  it('rate-limits sign-in attempts from one address (429 after 10 a minute), other addresses unaffected', async () => {
+    const u = await h.signUp();
+    const attacker = { 'x-forwarded-for': '203.0.113.77' };
+    for (let i = 0; i < 10; i++) {
+      const res = await signIn(u.email, `guess number ${i}!`, attacker);
+      expect(res.status).toBe(401);
+    }
+    const limited = await signIn(u.email, 'guess number 10!', attacker);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('x-retry-after'))).toBeGreaterThan(0);
+    // Even the right password is refused from that address while the window lasts.
+    expect((await signIn(u.email, u.password, attacker)).status).toBe(429);
+    // The count lives in the database, so every instance shares it.
+    expect(await h.count('rateLimit')).toBeGreaterThan(0);
+    expect((await signIn(u.email, u.password, { 'x-forwarded-for': '203.0.113.78' })).status).toBe(200);
+  });
+});
+
+describe('sign-out', () => {
+  it('ends the session on the server: the old cookie no longer works', async () => {
+    const u = await h.signUp();
+    const res = await signIn(u.email, u.password);
+    const cookie = cookieFrom(res.headers);
+    expect((await h.request('GET', '/v1/me', { cookie })).status).toBe(200);
+    const sessions = await h.count('session');
+
+    const out = await h.request('POST', '/api/auth/sign-out', { cookie, headers: { origin: BASE } });
+    expect(out.status).toBe(200);
+    expect(await h.count('session')).toBe(sessions - 1);
+
+    const me = await h.request('GET', '/v1/me', { cookie });
+    expect(me.status).toBe(401);
+    expect(me.body.error.code).toBe('unauthenticated');
+    const session = await h.request('GET', '/api/auth/get-session', { cookie });
+    expect(session.body).toBeNull();
+    // The account's other session (from sign-up) is untouched.
+    expect((await h.request('GET', '/v1/me', { cookie: u.cookie })).status).toBe(200);
+  });
+});
+
+describe('cross-site requests', () => {
+  it('better-auth refuses its POSTs from an untrusted origin', async () => {
+    const u = await h.signUp();
+    const out = await h.request('POST', '/api/auth/sign-out', { cookie: u.cookie, headers: { origin: EVIL } });
+    expect(out.status).toBe(403);
+    expect((await h.request('GET', '/v1/me', { cookie: u.cookie })).status).toBe(200);
+
+    const noOrigin = await h.request('POST', '/api/auth/sign-out', { cookie: u.cookie });
+    expect(noOrigin.status).toBe(403);
+    expect((await h.request('GET', '/v1/me', { cookie: u.cookie })).status).toBe(200);
+
+    const loginCsrf = await signIn(u.email, u.password, { origin: EVIL });
+    expect(loginCsrf.status).toBe(403);
+    expect(loginCsrf.headers.getSetCookie().filter((c) => /session_token=[^;]/.test(c))).toEqual([]);
+
+    const users = await h.count('user');
+    const signUp = await h.request('POST', '/api/auth/sign-up/email', {
+      body: { name: 'X', email: 'csrf@example.com', password: 'correct horse battery' },
+      headers: { origin: EVIL, 'x-forwarded-for': nextIp() },
+    });
+    expect(signUp.status).toBe(403);
+    expect(await h.count('user')).toBe(users);
+  });
+
+  it('refuses a session-authenticated /v1 mutation from another origin (403 forbidden, nothing written)', async () => {
+    const u = await h.signUp();
+    const platforms = await h.count('platforms');
+    const refused: Record<string, string>[] = [{ origin: EVIL }, { origin: 'null' }, { origin: 'http://localhost:3001' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of refused) {
+      const res = await h.request('POST', '/v1/onboarding/self', { cookie: u.cookie, body: onboardBody, headers });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('forbidden');
+    }
+    expect(await h.count('platforms')).toBe(platforms);
+
+    const same = await h.request('POST', '/v1/onboarding/self', { cookie: u.cookie, body: onboardBody, headers: { origin: BASE } });
+    expect(same.status).toBe(201);
+
+    const keys = await h.request('GET', '/v1/developers/keys', { cookie: u.cookie, headers: { origin: EVIL } });
+    expect(keys.status).toBe(200);
+    const secret = (keys.body.data as any[]).find((k) => k.kind === 'secret');
+    const revoke = await h.request('POST', `/v1/developers/keys/${secret.id}/revoke`, { cookie: u.cookie, headers: { origin: EVIL } });
+    expect(revoke.status).toBe(403);
+    expect((await h.request('GET', '/v1/me', { key: same.body.secret_key })).status).toBe(200);
+  });
+
+  it('does not apply the origin rule to secret keys (not an ambient credential)', async () => {
+    const p = await h.platform();
+    const res = await h.request('POST', '/v1/developers/keys', { key: p.secretKey, headers: { origin: EVIL } });
+    expect(res.status).toBe(201);
+  });
+
+  it('trusts the configured dashboard origin when it is another server', async () => {
+    const dash = 'https://dashboard.trisettle.example';
+    const h2 = await createHarness({ config: { dashboardUrl: dash } });
+    try {
+      const u = await h2.signUp();
+      const preflight = await h2.request('OPTIONS', '/v1/onboarding/self', {
+        headers: { origin: dash, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(dash);
+      expect(preflight.headers.get('access-control-allow-credentials')).toBe('true');
+      const evil = await h2.request('OPTIONS', '/v1/onboarding/self', { headers: { origin: EVIL, 'access-control-request-method': 'POST' } });
+      expect(evil.headers.get('access-control-allow-origin')).not.toBe(EVIL);
+
+      expect((await h2.request('POST', '/v1/onboarding/self', { cookie: u.cookie, body: onboardBody, headers: { origin: EVIL } })).status).toBe(403);
+      const ok = await h2.request('POST', '/v1/onboarding/self', { cookie: u.cookie, body: onboardBody, headers: { origin: dash } });
+      expect(ok.status).toBe(201);
+    } finally {
+      await h2.close();
+    }
+  });
+});
+
+describe('logs', () => {
+  it('never contain a secret key, a password or a cookie', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('trace', 'devnet', { write: (s: string) => void lines.push(s) });
+    const h2 = await createHarness({ logger });
+    // Everything goes through pino: nothing is printed around it (where no redaction applies).
+    const consoleCalls = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => vi.spyOn(console, m).mockImplementation(() => {}));
+    try {
+      const password = 'pa55word-that-must-not-leak';
+      const up = await h2.request('POST', '/api/auth/sign-up/email', {
+        body: { name: 'Logger', email: 'logger@example.com', password },
+        headers: { origin: BASE },
+      });
+      expect(up.status).toBe(200);
+      await h2.request('POST', '/api/auth/sign-in/email', { body: { email: 'logger@example.com', password: `${password}-wrong` }, headers: { origin: BASE } });
+      const signedIn = await h2.request('POST', '/api/auth/sign-in/email', { body: { email: 'logger@example.com', password }, headers: { origin: BASE } });
+      const cookie = cookieFrom(signedIn.headers);
+      const onboarded = await h2.request('POST', '/v1/onboarding/self', { cookie, body: onboardBody, idem: 'log-1' });
+      expect(onboarded.status).toBe(201);
+      const secretKey = onboarded.body.secret_key as string;
+      await h2.request('GET', '/v1/me', { key: secretKey });
+      await h2.request('GET', '/v1/me', { cookie });
+      const rolled = await h2.request('POST', '/v1/developers/keys', { key: secretKey, idem: 'log-2' });
+      await h2.request('GET', '/v1/developers/keys', { key: secretKey, headers: { 'x-debug': secretKey } });
+      await h2.request('GET', `/v1/me/${secretKey}`, { key: secretKey });
+      await h2.request('GET', '/v1/checkout/sessions/cs_live_0123456789abcdefghijABCDEFGHIJ');
+      await h2.request('GET', '/v1/me', { key: `sk_live_${'Z'.repeat(32)}` });
+      await h2.request('POST', '/api/auth/sign-out', { cookie, headers: { origin: EVIL } });
+
+      const text = lines.join('');
+      expect(lines.length).toBeGreaterThan(5);
+      expect(text).toContain('"msg":"request"');
+      expect(text).toContain('/v1/onboarding/self');
+      expect(text).not.toMatch(/sk_live_[0-9A-Za-z]{4}/);
+      expect(text).not.toMatch(/cs_live_[0-9A-Za-z]{4}/);
+      expect(text).not.toContain(secretKey);
+      expect(text).not.toContain(rolled.body.key);
+      expect(text).not.toContain(password);
+      const sessionToken = cookie.split('=')[1]!.split('.')[0]!;
+      expect(sessionToken.length).toBeGreaterThan(10);
+      expect(text).not.toContain(sessionToken);
+      expect(text).not.toContain(signedIn.body.token);
+      expect(text.toLowerCase()).not.toContain('session_token=');
+      expect(text).toContain('auth request refused');
+      for (const spy of consoleCalls) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of consoleCalls) spy.mockRestore();
+      await h2.close();
+    }
+  });
+});

@@ -1,0 +1,464 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { emitEvent, type EventType } from '../../src/modules/events/service.js';
+import { createWebhookDeliverer, type DelivererOptions } from '../../src/modules/webhooks/deliver.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+
+let h: Harness;
+const receivers: Receiver[] = [];
+const FAST: DelivererOptions = { timeoutMs: 1_000, scheduleMs: [30, 30, 30, 30, 30, 30, 30] };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  // One database per file: settle what a test left pending so the next test's deliverer sees only its own.
+  await h.db.updateTable('webhook_deliveries').set({ state: 'failed', last_error: 'test cleanup' }).where('state', '=', 'pending').execute();
+});
+afterAll(() => h.close());
+
+async function receiver() {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+}
+const deliverer = (opts: DelivererOptions = {}, env: 'devnet' | 'production' = 'devnet') =>
+  createWebhookDeliverer({ db: h.db, config: { env }, logger: h.services.logger }, { ...FAST, ...opts });
+
+async function endpoint(key: string, url: string, subscribed_events: string[] = ['*']) {
+  const res = await h.request('POST', '/v1/webhooks/endpoints', { key, body: { url, subscribed_events } });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; secret: string };
+}
+const emit = (platformId: string, type: EventType = 'order.confirmed', object: Record<string, unknown> = { id: 'ord_1', object: 'order', metadata: { sku: 'A-1' } }) =>
+  emitEvent(h.db, { platformId, type, data: { object } });
+
+const deliveriesOf = (eventId: string) =>
+  h.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).execute();
+const deliveryTo = async (eventId: string, endpointId: string) =>
+  h.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).where('endpoint_id', '=', endpointId).executeTakeFirstOrThrow();
+const attemptsOf = (deliveryId: string) =>
+  h.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('id').execute();
+
+/** Runs the deliverer until `done` holds (retries are due every ~30 ms with FAST). */
+async function drainUntil(d: ReturnType<typeof deliverer>, done: () => Promise<boolean>, ms = 8_000) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    await d.runOnce();
+    if (await done()) return;
+    await sleep(15);
+  }
+  throw new Error('drainUntil: condition not reached');
+}
+
+/** Independent of src/: what a receiver's verification does. */
+const hmac = (secret: string, ts: string, body: string) => createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex');
+const v1s = (header: string) => header.split(',').map((p) => p.replace(/^v1=/, ''));
+
+describe('delivery', () => {
+  it('signs each delivery over "<timestamp>.<rawBody>" with the endpoint secret', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId, 'order.confirmed', { id: 'ord_x', object: 'order', amount: 25_000_000n, metadata: { note: 'é' } });
+    expect(await deliverer().runOnce()).toBe(1);
+    expect(r.received).toHaveLength(1);
+    const got = r.received[0]!;
+    expect(got.method).toBe('POST');
+    expect(got.path).toBe('/hook');
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['user-agent']).toBe('Trisettle-Webhooks/1');
+    expect(got.headers['x-webhook-id']).toBe(event.id);
+    const ts = got.headers['x-webhook-timestamp'] as string;
+    expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(5);
+    expect(got.headers['x-webhook-signature']).toBe(`v1=${hmac(ep.secret, ts, got.rawBody)}`);
+    expect(JSON.parse(got.rawBody)).toEqual({
+      id: event.id, type: 'order.confirmed', created_at: event.created_at.toISOString(),
+      data: { object: { id: 'ord_x', object: 'order', amount: '25000000', metadata: { note: 'é' } } },
+    });
+    const d = await deliveryTo(event.id, ep.id);
+    expect(d).toMatchObject({ state: 'succeeded', attempts: 1, last_status: 200, last_error: null, locked_until: null });
+    expect(d.delivered_at).toBeInstanceOf(Date);
+    const attempts = await attemptsOf(d.id);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ status: 200, error: null });
+  });
+
+  it('delivers an event once to each subscribed endpoint and never to others', async () => {
+    const p = await h.platform();
+    const other = await h.platform();
+    const [r1, r2, r3, r4, r5] = await Promise.all([receiver(), receiver(), receiver(), receiver(), receiver()]);
+    const exact = await endpoint(p.secretKey, r1!.url(), ['order.confirmed']);
+    const all = await endpoint(p.secretKey, r2!.url(), ['*']);
+    await endpoint(p.secretKey, r3!.url(), ['refund.completed']);
+    const deleted = await endpoint(p.secretKey, r4!.url(), ['order.confirmed']);
+    await h.request('DELETE', `/v1/webhooks/endpoints/${deleted.id}`, { key: p.secretKey });
+    await endpoint(other.secretKey, r5!.url(), ['*']);
+
+    const event = await emit(p.platformId, 'order.confirmed');
+    const rows = await deliveriesOf(event.id);
+    expect(rows.map((d) => d.endpoint_id).sort()).toEqual([exact.id, all.id].sort());
+    expect(rows.every((d) => d.state === 'pending' && d.platform_id === p.platformId)).toBe(true);
+
+    const d = deliverer();
+    expect(await d.runOnce()).toBe(2);
+    expect(await d.runOnce()).toBe(0);
+    expect([r1, r2, r3, r4, r5].map((r) => r!.received.length)).toEqual([1, 1, 0, 0, 0]);
+    expect(r1!.received[0]!.rawBody).toBe(r2!.received[0]!.rawBody);
+  });
+
+  it('is written in the caller\'s transaction: a rollback leaves neither event nor delivery', async () => {
+    const p = await h.platform();
+    await endpoint(p.secretKey, 'http://127.0.0.1:9/hook');
+    const [events, deliveries] = [await h.count('events'), await h.count('webhook_deliveries')];
+    await expect(h.db.transaction().execute(async (tx) => {
+      await emitEvent(tx, { platformId: p.platformId, type: 'order.failed', data: { object: { id: 'ord_y' } } });
+      throw new Error('state change failed');
+    })).rejects.toThrow('state change failed');
+    expect(await h.count('events')).toBe(events);
+    expect(await h.count('webhook_deliveries')).toBe(deliveries);
+  });
+
+  it('retries while the receiver answers 500 and delivers once it is back', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    r.reply({ status: 500 }, { status: 500 }, { status: 503 });
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    const d = deliverer();
+    expect(await d.runOnce()).toBe(1);
+    const afterFirst = await deliveryTo(event.id, ep.id);
+    expect(afterFirst).toMatchObject({ state: 'pending', attempts: 1, last_status: 500, last_error: 'HTTP 500' });
+    await drainUntil(d, async () => (await deliveryTo(event.id, ep.id)).state === 'succeeded');
+    const done = await deliveryTo(event.id, ep.id);
+    expect(done).toMatchObject({ attempts: 4, last_status: 200, last_error: null });
+    expect((await attemptsOf(done.id)).map((a) => a.status)).toEqual([500, 500, 503, 200]);
+    expect(r.received).toHaveLength(4);
+    expect(new Set(r.received.map((x) => x.rawBody)).size).toBe(1);
+    expect(new Set(r.received.map((x) => x.headers['x-webhook-id'])).size).toBe(1);
+  });
+
+  it('keeps retrying while the receiver is down (connection refused)', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const url = r.url();
+    await r.close();
+    receivers.splice(receivers.indexOf(r), 1);
+    const ep = await endpoint(p.secretKey, url);
+    const event = await emit(p.platformId);
+    await deliverer().runOnce();
+    const row = await deliveryTo(event.id, ep.id);
+    expect(row).toMatchObject({ state: 'pending', attempts: 1, last_status: null });
+    expect(row.last_error).toMatch(/ECONNREFUSED/);
+  });
+
+  it('gives up after the last retry of the schedule', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    r.setDefault({ status: 500 });
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    const d = deliverer({ scheduleMs: [10, 10] });
+    await drainUntil(d, async () => (await deliveryTo(event.id, ep.id)).state === 'failed');
+    expect(await deliveryTo(event.id, ep.id)).toMatchObject({ attempts: 3, last_status: 500 });
+    await sleep(50);
+    expect(await d.runOnce()).toBe(0);
+    expect(r.received).toHaveLength(3);
+  });
+
+  it('counts a 302 as a failure and does not follow it', async () => {
+    const p = await h.platform();
+    const [r, target] = await Promise.all([receiver(), receiver()]);
+    r.reply({ status: 302, headers: { Location: target.url('/elsewhere') } });
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    await deliverer().runOnce();
+    const row = await deliveryTo(event.id, ep.id);
+    expect(row).toMatchObject({ state: 'pending', attempts: 1, last_status: 302 });
+    expect(row.last_error).toMatch(/redirect/);
+    expect(target.received).toHaveLength(0);
+  });
+
+  it('honours Retry-After (seconds and HTTP date) as "not before"', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    r.reply({ status: 503, headers: { 'Retry-After': '3' } }, { status: 429, headers: { 'Retry-After': new Date(Date.now() + 60_000).toUTCString() } });
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    const d = deliverer();
+    await d.runOnce();
+    let row = await deliveryTo(event.id, ep.id);
+    const [dbNow] = (await h.db.selectNoFrom((eb) => eb.fn<Date>('now').as('now')).execute()).map((x) => x.now);
+    expect(row.next_attempt_at.getTime() - dbNow!.getTime()).toBeGreaterThan(2_500);
+    expect(row.next_attempt_at.getTime() - dbNow!.getTime()).toBeLessThan(3_500);
+    expect(await d.runOnce()).toBe(0);
+    await h.db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(Date.now() - 1000) }).where('id', '=', row.id).execute();
+    await d.runOnce();
+    row = await deliveryTo(event.id, ep.id);
+    expect(row.last_status).toBe(429);
+    expect(row.next_attempt_at.getTime() - Date.now()).toBeGreaterThan(50_000);
+  });
+
+  it('disables the endpoint on 410 and fails what was pending to it', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    r.reply({ status: 410 });
+    r.setDefault({ status: 500 });
+    const ep = await endpoint(p.secretKey, r.url());
+    const e1 = await emit(p.platformId);
+    const e2 = await emit(p.platformId, 'order.failed');
+    await deliverer({ perEndpoint: 1 }).runOnce();
+    expect(await deliveryTo(e1.id, ep.id)).toMatchObject({ state: 'failed', last_status: 410 });
+    const second = await deliveryTo(e2.id, ep.id);
+    expect(second.state).toBe('failed');
+    expect(second.last_error).toMatch(/disabled/);
+    const shown = await h.request('GET', `/v1/webhooks/endpoints/${ep.id}`, { key: p.secretKey });
+    expect(shown.body).toMatchObject({ status: 'disabled', disabled_reason: 'endpoint answered 410 Gone' });
+    const e3 = await emit(p.platformId);
+    expect(await deliveriesOf(e3.id)).toHaveLength(0);
+    expect(await deliverer().runOnce()).toBe(0);
+    expect(r.received).toHaveLength(1);
+  });
+
+  it('times out a slow endpoint without delaying another endpoint', async () => {
+    const p = await h.platform();
+    const [slow, fast] = await Promise.all([receiver(), receiver()]);
+    slow.setDefault({ status: 200, delayMs: 3_000 });
+    const slowEp = await endpoint(p.secretKey, slow.url());
+    const fastEp = await endpoint(p.secretKey, fast.url());
+    const event = await emit(p.platformId);
+    const started = Date.now();
+    const run = deliverer({ timeoutMs: 800 }).runOnce();
+    await fast.waitFor(1, 2_000);
+    while ((await deliveryTo(event.id, fastEp.id)).state !== 'succeeded') await sleep(10);
+    expect(Date.now() - started).toBeLessThan(700);
+    expect(await run).toBe(2);
+    const s = await deliveryTo(event.id, slowEp.id);
+    expect(s).toMatchObject({ state: 'pending', last_status: null });
+    expect(s.last_error).toMatch(/timeout/);
+    const [attempt] = await attemptsOf(s.id);
+    expect(attempt!.duration_ms).toBeGreaterThanOrEqual(750);
+    expect(attempt!.duration_ms).toBeLessThan(2_000);
+  });
+
+  it('keeps delivering to others while a slow endpoint holds its attempts (running loop)', async () => {
+    const p = await h.platform();
+    const [slow, fast] = await Promise.all([receiver(), receiver()]);
+    slow.setDefault({ status: 200, delayMs: 2_500 });
+    await endpoint(p.secretKey, slow.url(), ['order.failed']);
+    await endpoint(p.secretKey, fast.url(), ['order.confirmed']);
+    for (let i = 0; i < 6; i++) await emit(p.platformId, 'order.failed');
+    const d = deliverer({ timeoutMs: 5_000, perEndpoint: 2 });
+    d.start(25);
+    try {
+      await slow.waitFor(2, 2_000);
+      const sent = Date.now();
+      await emit(p.platformId, 'order.confirmed');
+      await fast.waitFor(1, 1_500);
+      expect(Date.now() - sent).toBeLessThan(1_000);
+      expect(slow.received.length).toBe(2); // per-endpoint cap: the other four wait their turn
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it('shares slots fairly: an endpoint with a backlog cannot crowd out another', async () => {
+    const p = await h.platform();
+    const [busy, quiet] = await Promise.all([receiver(), receiver()]);
+    await endpoint(p.secretKey, busy.url(), ['order.failed']);
+    const quietEp = await endpoint(p.secretKey, quiet.url(), ['order.confirmed']);
+    for (let i = 0; i < 30; i++) await emit(p.platformId, 'order.failed');
+    const late = await emit(p.platformId, 'order.confirmed');
+    expect(await deliverer({ concurrency: 4, perEndpoint: 2 }).runOnce()).toBe(3);
+    expect(busy.received).toHaveLength(2);
+    expect((await deliveryTo(late.id, quietEp.id)).state).toBe('succeeded');
+  });
+
+  it('counts attempts in flight in other instances against the per-endpoint cap', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    for (let i = 0; i < 4; i++) await emit(p.platformId);
+    const rows = await h.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', ep.id).orderBy('id').execute();
+    await h.db.updateTable('webhook_deliveries').set({ locked_until: new Date(Date.now() + 60_000), lease_token: 'elsewhere' })
+      .where('id', 'in', rows.slice(0, 2).map((x) => x.id)).execute();
+    expect(await deliverer({ perEndpoint: 2 }).runOnce()).toBe(0);
+    expect(await deliverer({ perEndpoint: 3 }).runOnce()).toBe(1);
+  });
+
+  it('loses nothing when the process dies between commit and delivery', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    deliverer(); // an instance that never got to run: the outbox row is all that matters
+    expect(await deliverer().runOnce()).toBe(1);
+    expect(r.received).toHaveLength(1);
+    expect((await deliveryTo(event.id, ep.id)).state).toBe('succeeded');
+  });
+
+  it("picks up a crashed instance's delivery once its lease lapses, never before", async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    const row = await deliveryTo(event.id, ep.id);
+    await h.db.updateTable('webhook_deliveries').set({ locked_until: new Date(Date.now() + 60_000), lease_token: 'crashed' }).where('id', '=', row.id).execute();
+    const d = deliverer();
+    expect(await d.runOnce()).toBe(0);
+    await h.db.updateTable('webhook_deliveries').set({ locked_until: new Date(Date.now() - 1_000) }).where('id', '=', row.id).execute();
+    expect(await d.runOnce()).toBe(1);
+    expect(r.received).toHaveLength(1);
+    expect((await deliveryTo(event.id, ep.id)).state).toBe('succeeded');
+  });
+
+  it('never delivers one row from two instances at once', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    r.setDefault({ status: 200, delayMs: 20 });
+    await endpoint(p.secretKey, r.url());
+    const ids = new Set<string>();
+    for (let i = 0; i < 24; i++) ids.add((await emit(p.platformId)).id);
+    const instances = [deliverer({ perEndpoint: 4 }), deliverer({ perEndpoint: 4 }), deliverer({ perEndpoint: 4 })];
+    for (let round = 0; round < 40 && r.received.length < 24; round++) await Promise.all(instances.map((d) => d.runOnce()));
+    expect(r.received).toHaveLength(24);
+    expect(new Set(r.received.map((x) => x.headers['x-webhook-id']))).toEqual(ids);
+  });
+
+  it('signs with both secrets for 24 hours after a roll, new first', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    const rolled = await h.request('POST', `/v1/webhooks/endpoints/${ep.id}/roll-secret`, { key: p.secretKey });
+    await emit(p.platformId);
+    await deliverer().runOnce();
+    const got = r.received[0]!;
+    const ts = got.headers['x-webhook-timestamp'] as string;
+    expect(v1s(got.headers['x-webhook-signature'] as string)).toEqual([hmac(rolled.body.secret, ts, got.rawBody), hmac(ep.secret, ts, got.rawBody)]);
+
+    await h.db.updateTable('webhook_endpoints').set({ previous_secret_expires_at: new Date(Date.now() - 1) }).where('id', '=', ep.id).execute();
+    await emit(p.platformId);
+    await deliverer().runOnce();
+    const later = r.received[1]!;
+    const ts2 = later.headers['x-webhook-timestamp'] as string;
+    expect(later.headers['x-webhook-signature']).toBe(`v1=${hmac(rolled.body.secret, ts2, later.rawBody)}`);
+  });
+
+  it('stops sending to a deleted endpoint: its pending deliveries are failed', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    await h.request('DELETE', `/v1/webhooks/endpoints/${ep.id}`, { key: p.secretKey });
+    expect(await deliverer().runOnce()).toBe(0);
+    expect(await deliveryTo(event.id, ep.id)).toMatchObject({ state: 'failed', last_error: 'endpoint deleted' });
+    expect(r.received).toHaveLength(0);
+  });
+
+  it('re-checks the address at delivery (production policy)', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url()); // accepted on devnet
+    const event = await emit(p.platformId);
+    await deliverer({}, 'production').runOnce();
+    const row = await deliveryTo(event.id, ep.id);
+    expect(row.state).toBe('pending');
+    expect(row.last_error).toMatch(/^blocked: /);
+    expect(r.received).toHaveLength(0);
+  });
+
+  it('connects only to the address it checked (DNS rebinding)', async () => {
+    const p = await h.platform();
+    const ep = await endpoint(p.secretKey, 'http://127.0.0.1:9/hook');
+    await h.db.updateTable('webhook_endpoints').set({ url: 'https://rebind.example.test/hook' }).where('id', '=', ep.id).execute();
+    const event = await emit(p.platformId);
+    const lookups: string[] = [];
+    const resolve = async (host: string) => {
+      lookups.push(host);
+      return [{ address: '10.0.0.7', family: 4 }];
+    };
+    await deliverer({ resolve }, 'production').runOnce();
+    const row = await deliveryTo(event.id, ep.id);
+    expect(lookups).toEqual(['rebind.example.test']);
+    expect(row.last_error).toBe('blocked: url host must resolve only to public addresses');
+  });
+});
+
+describe('deliveries API', () => {
+  it('lists deliveries of an endpoint with attempts, last status and event', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    r.reply({ status: 500 });
+    const ep = await endpoint(p.secretKey, r.url());
+    const e1 = await emit(p.platformId, 'order.confirmed');
+    await deliverer().runOnce();
+    const res = await h.request('GET', `/v1/webhooks/endpoints/${ep.id}/deliveries`, { key: p.secretKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
+    expect(res.body.data).toHaveLength(1);
+    expect(res.body.data[0]).toMatchObject({
+      object: 'webhook_delivery', endpoint_id: ep.id, event_id: e1.id, event_type: 'order.confirmed',
+      state: 'pending', attempts: 1, last_status: 500, last_error: 'HTTP 500', delivered_at: null,
+    });
+    expect(res.body.data[0].id).toMatch(/^dlv_/);
+    expect(Date.parse(res.body.data[0].last_attempt_at)).not.toBeNaN();
+    expect(Date.parse(res.body.data[0].next_attempt_at)).not.toBeNaN();
+  });
+
+  it('redelivers a succeeded delivery now, with a fresh retry schedule', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    const d = deliverer();
+    await d.runOnce();
+    const row = await deliveryTo(event.id, ep.id);
+    const res = await h.request('POST', `/v1/webhooks/deliveries/${row.id}/redeliver`, { key: p.secretKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: row.id, state: 'pending', attempts: 1 });
+    expect(await d.runOnce()).toBe(1);
+    expect(r.received).toHaveLength(2);
+    expect(await deliveryTo(event.id, ep.id)).toMatchObject({ state: 'succeeded', attempts: 2, retry_from: 1 });
+  });
+
+  it('redelivers a delivery that gave up', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    r.reply({ status: 500 }, { status: 500 });
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    const d = deliverer({ scheduleMs: [10] });
+    await drainUntil(d, async () => (await deliveryTo(event.id, ep.id)).state === 'failed');
+    const row = await deliveryTo(event.id, ep.id);
+    expect((await h.request('POST', `/v1/webhooks/deliveries/${row.id}/redeliver`, { cookie: p.cookie })).status).toBe(200);
+    await d.runOnce();
+    expect(await deliveryTo(event.id, ep.id)).toMatchObject({ state: 'succeeded', attempts: 3 });
+  });
+
+  it('refuses to redeliver while an attempt is in flight (409)', async () => {
+    const p = await h.platform();
+    const ep = await endpoint(p.secretKey, 'http://127.0.0.1:9/hook');
+    const event = await emit(p.platformId);
+    const row = await deliveryTo(event.id, ep.id);
+    await h.db.updateTable('webhook_deliveries').set({ locked_until: new Date(Date.now() + 60_000), lease_token: 'busy' }).where('id', '=', row.id).execute();
+    const res = await h.request('POST', `/v1/webhooks/deliveries/${row.id}/redeliver`, { key: p.secretKey });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('invalid_state');
+  });
+
+  it("answers 404 for another platform's delivery and writes nothing", async () => {
+    const p = await h.platform();
+    const q = await h.platform();
+    const ep = await endpoint(p.secretKey, 'http://127.0.0.1:9/hook');
+    const event = await emit(p.platformId);
+    const row = await deliveryTo(event.id, ep.id);
+    const res = await h.request('POST', `/v1/webhooks/deliveries/${row.id}/redeliver`, { key: q.secretKey });
+    expect(res.status).toBe(404);
+    expect((await h.request('GET', `/v1/webhooks/endpoints/${ep.id}/deliveries`, { key: q.secretKey })).status).toBe(404);
+    expect(await deliveryTo(event.id, ep.id)).toEqual(row);
+    expect((await h.request('POST', '/v1/webhooks/deliveries/dlv_doesnotexist000000/redeliver', { key: p.secretKey })).status).toBe(404);
+  });
+});

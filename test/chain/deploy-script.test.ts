@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startAnvil, type AnvilHandle } from '../../src/chain/anvil.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+const run = promisify(execFile);
+
+// anvil's well-known dev accounts 0..4 (never real keys).
+const DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const [OWNER, SIGNER, OPERATOR, TREASURY] = [
+  '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+  '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+  '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+];
+
+let node: AnvilHandle;
+beforeAll(async () => {
+  node = await startAnvil({ port: 0, chainId: 84532, blockTime: 1 });
+});
+afterAll(async () => {
+  await node?.stop();
+});
+
+const deploy = (args: string[], env: Record<string, string>) =>
+  run(process.execPath, ['--import', 'tsx', 'scripts/deploy.ts', ...args], { env: { ...process.env, ...env } });
+
+describe('npm run deploy', () => {
+  it('deploys the router from env settings and prints the env line to set', async () => {
+    const { stdout } = await deploy(['--confirmations', '1'], {
+      RPC_URL: node.rpcUrl,
+      DEPLOYER_PRIVATE_KEY: DEPLOYER_KEY,
+      OWNER: OWNER!,
+      SIGNER_ADDRESS: SIGNER!,
+      OPERATOR_ADDRESS: OPERATOR!,
+      SERVICE_TREASURY: TREASURY!,
+    });
+    expect(stdout).toMatch(/^ROUTER_ADDRESS_84532=0x[0-9a-fA-F]{40}$/m);
+  });
+
+  it('refuses to run without the deployer key, naming the variable', async () => {
+    const err = await deploy(['--rpc-url', node.rpcUrl], { DEPLOYER_PRIVATE_KEY: '' }).catch((e: { stderr: string }) => e);
+    expect((err as { stderr: string }).stderr).toContain('DEPLOYER_PRIVATE_KEY');
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * A throwaway chain for tests: its own anvil on a free port (no state file), TestUSDC and the
+ * PaymentRouter deployed with fresh keys, buyers funded. Files can run in parallel: nothing is shared.
+ */
+import { BaseError, ContractFunctionRevertedError, type Address, type Hash, type LocalAccount, type TransactionReceipt } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { startAnvil } from '../../src/chain/anvil.js';
+import {
+  DEVNET_CHAIN_ID,
+  makeAnvilClient,
+  makePublicClient,
+  makeWalletClient,
+  type AnvilTestClient,
+  type ChainPublicClient,
+  type ChainWalletClient,
+} from '../../src/chain/clients.js';
+import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
+import { deployDevStack } from '../../src/chain/deploy.js';
+
+export type TestChain = {
+  rpcUrl: string;
+  chainId: number;
+  usdc: Address;
+  router: Address;
+  /** Service signer (authorised on the router). */
+  signer: LocalAccount;
+  operator: LocalAccount;
+  /** Owner of the router and of TestUSDC (can mint). */
+  owner: LocalAccount;
+  treasury: Address;
+  buyers: LocalAccount[];
+  publicClient: ChainPublicClient;
+  anvil: AnvilTestClient;
+  walletClientFor(account: LocalAccount): ChainWalletClient;
+  mine(blocks?: number): Promise<void>;
+  /** Mines a block now (no 1-second wait) and returns the receipt; throws if the transaction reverted. */
+  confirm(hash: Hash): Promise<TransactionReceipt>;
+  increaseTime(seconds: number): Promise<void>;
+  stop(): Promise<void>;
+};
+
+export const TEST_BUYER_USDC = 1_000_000n * 10n ** 6n;
+
+export async function startTestChain(opts: { buyers?: number; chainId?: number } = {}): Promise<TestChain> {
+  const chainId = opts.chainId ?? DEVNET_CHAIN_ID;
+  const node = await startAnvil({ port: 0, chainId, blockTime: 1, accounts: 1 });
+  try {
+    const { rpcUrl } = node;
+    const fresh = () => privateKeyToAccount(generatePrivateKey());
+    const [owner, signer, operator, treasury] = [fresh(), fresh(), fresh(), fresh()];
+    const buyers = Array.from({ length: opts.buyers ?? 3 }, fresh);
+    const publicClient = makePublicClient({ rpcUrl, chainId, devnet: true });
+    const anvil = makeAnvilClient(rpcUrl, chainId);
+    for (const a of [owner, operator, ...buyers]) await anvil.setBalance({ address: a.address, value: 10n ** 21n });
+
+    const walletClientFor = (account: LocalAccount) => makeWalletClient({ rpcUrl, chainId, devnet: true, account });
+    const { usdc, router } = await deployDevStack({
+      walletClient: walletClientFor(owner),
+      publicClient,
+      signer: signer.address,
+      operator: operator.address,
+      treasury: treasury.address,
+      buyers: buyers.map((b) => b.address),
+      usdcEach: TEST_BUYER_USDC,
+    });
+
+    return {
+      rpcUrl,
+      chainId,
+      usdc,
+      router,
+      signer,
+      operator,
+      owner,
+      treasury: treasury.address,
+      buyers,
+      publicClient,
+      anvil,
+      walletClientFor,
+      mine: (blocks = 1) => anvil.mine({ blocks }),
+      confirm: async (hash) => {
+        await anvil.mine({ blocks: 1 });
+        const receipt = await publicClient.waitForTransactionReceipt({ hash });
+        if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+        return receipt;
+      },
+      increaseTime: async (seconds) => {
+        await anvil.increaseTime({ seconds });
+        await anvil.mine({ blocks: 1 });
+      },
+      stop: node.stop,
+    };
+  } catch (err) {
+    await node.stop();
+    throw err;
+  }
+}
+
+/** Awaits a contract call expected to revert (e.g. simulateContract) and returns the decoded custom error. */
+export async function revertOf(call: Promise<unknown>): Promise<{ errorName: string; args: readonly unknown[] }> {
+  try {
+    await call;
+  } catch (err) {
+    const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : null;
+    if (reverted instanceof ContractFunctionRevertedError && reverted.data) {
+      return { errorName: reverted.data.errorName, args: reverted.data.args ?? [] };
+    }
+    throw err;
+  }
+  throw new Error('expected the call to revert, it succeeded');
+}
+
+/**
+ * Fresh service keys authorised on the router by its owner: a signer for PayOrder/RefundOrder and an operator
+ * (funded with gas) for refunds and settlements. Returns the private keys the service is configured with.
+ */
+export async function authoriseServiceKeys(c: Pick<TestChain, 'router' | 'owner' | 'walletClientFor' | 'confirm' | 'anvil'>) {
+  const signerPrivateKey = generatePrivateKey();
+  const operatorPrivateKey = generatePrivateKey();
+  const owner = c.walletClientFor(c.owner);
+  await c.confirm(await owner.writeContract({ address: c.router, abi: paymentRouterAbi, functionName: 'addSigner', args: [privateKeyToAccount(signerPrivateKey).address] }));
+  await c.confirm(await owner.writeContract({ address: c.router, abi: paymentRouterAbi, functionName: 'setOperator', args: [privateKeyToAccount(operatorPrivateKey).address] }));
+  await c.anvil.setBalance({ address: privateKeyToAccount(operatorPrivateKey).address, value: 10n ** 21n });
+  return { signerPrivateKey, operatorPrivateKey };
+}

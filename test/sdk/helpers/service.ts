@@ -1,0 +1,147 @@
+/**
+ * The real service for the SDK and example tests: `node --import tsx src/main.ts` with no chain
+ * configuration (devnet: its own anvil at 1-second blocks, TestUSDC and the router deployed), a
+ * temporary DATA_DIR and free ports. With TEST_DB=postgres it gets a fresh PostgreSQL database
+ * (DATABASE_URL); otherwise its embedded PGlite.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Address, Hex } from 'viem';
+import type { DB } from '../../../src/db/schema.js';
+import { freshDatabase, TEST_DB } from '../../helpers/harness.js';
+
+export const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+export type DevnetJson = {
+  chain_id: number;
+  rpc_url: string;
+  usdc: Address;
+  router: Address;
+  service_treasury: Address;
+  admin_token: string;
+  accounts: { address: Address; private_key: Hex }[];
+};
+
+export type Service = {
+  baseUrl: string; dataDir: string; devnetFile: string; devnet: DevnetJson; logFile: string;
+  /** The service's PostgreSQL database (TEST_DB=postgres), to check where the data went; null on PGlite. */
+  database: Kysely<DB> | null;
+  stop(): Promise<void>;
+};
+
+/** Variables that would take the service out of devnet mode or elsewhere: never inherited. */
+const CONFIG_VARS = /^(RPC_URL_|ROUTER_ADDRESS_|USDC_ADDRESS_|CONFIRMATIONS_|DATABASE_URL$|SIGNER_PRIVATE_KEY$|OPERATOR_PRIVATE_KEY$|SERVICE_FEE_BPS$|SERVICE_TREASURY$|ADMIN_TOKEN$|BETTER_AUTH_SECRET$|PUBLIC_BASE_URL$|DASHBOARD_URL$|PORT$|DATA_DIR$|DEVNET_RPC_PORT$|RESERVE_HOLD_DAYS$|NODE_OPTIONS$|LOG_LEVEL$)/;
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+/** Environment for a child process: ours minus the service's configuration. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!CONFIG_VARS.test(k)) env[k] = v;
+  return { ...env, ...extra };
+}
+
+export async function startService(name: string, opts: { timeoutMs?: number } = {}): Promise<Service> {
+  const [port, rpcPort] = [await freePort(), await freePort()];
+  const dataDir = mkdtempSync(path.join(tmpdir(), `trisettle-${name}-`));
+  mkdirSync(path.join(ROOT, 'test-results'), { recursive: true });
+  const logFile = path.join(ROOT, 'test-results', `${name}-${TEST_DB}-service.log`);
+  const log = createWriteStream(logFile, { flags: 'w' });
+  // Only the database's URL is used: the service connects and migrates it itself; close() drops it.
+  const database = TEST_DB === 'postgres' ? await freshDatabase() : null;
+  const env = cleanEnv({
+    PORT: String(port), DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+    ...(database?.url ? { DATABASE_URL: database.url } : {}),
+  });
+  // Its own process group, so that anvil (its child) can be taken down with it if it must be killed.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  let exited: number | null = null;
+  child.on('exit', (code) => {
+    exited = code ?? -1;
+  });
+  const cleanup = async () => {
+    await stopChild(child);
+    log.end();
+    rmSync(dataDir, { recursive: true, force: true });
+    await database?.close().catch(() => {});
+  };
+
+  const baseUrl = `http://localhost:${port}`;
+  const devnetFile = path.join(dataDir, 'devnet.json');
+  const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+  for (;;) {
+    if (exited !== null || Date.now() > deadline) {
+      const why = exited !== null ? `exited with code ${exited}` : 'did not become healthy in time';
+      await cleanup();
+      throw new Error(`the service ${why}; log ${logFile}:\n${tail(logFile)}`);
+    }
+    if (existsSync(devnetFile) && (await healthy(baseUrl))) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const devnet = JSON.parse(readFileSync(devnetFile, 'utf8')) as DevnetJson;
+  return { baseUrl, dataDir, devnetFile, devnet, logFile, database: database?.db ?? null, stop: cleanup };
+}
+
+async function healthy(baseUrl: string): Promise<boolean> {
+  try {
+    return (await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 15_000).unref());
+  if ((await Promise.race([done, timeout])) === 'timeout') {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+    await done;
+  }
+}
+
+function tail(file: string, lines = 40): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** An account with a platform on the running service; returns its secret key (what the dashboard shows once). */
+export async function platformKey(baseUrl: string, wallet: Address): Promise<string> {
+  const email = `sdk-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const signUp = await fetch(`${baseUrl}/api/auth/sign-up/email`, {
+    method: 'POST', headers: { 'content-type': 'application/json', origin: baseUrl },
+    body: JSON.stringify({ name: 'SDK Test', email, password: 'correct horse battery staple' }),
+  });
+  if (!signUp.ok) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
+  const cookie = signUp.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const res = await fetch(`${baseUrl}/v1/onboarding/self`, {
+    method: 'POST', headers: { 'content-type': 'application/json', origin: baseUrl, cookie },
+    body: JSON.stringify({ name: 'SDK Market', platform_wallet: wallet, chain_id: 84532, platform_fee_bps: 500, default_reserve_bps: 1000 }),
+  });
+  const body = (await res.json()) as { secret_key: string };
+  if (res.status !== 201) throw new Error(`onboarding failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.secret_key;
+}

@@ -1,0 +1,11 @@
+import { sql } from 'kysely';
+import type { Harness } from '../helpers/harness.js';
+
+/** Row count of every table in the public schema: "writes nothing" means this map is unchanged. */
+export async function rowCounts(h: Harness): Promise<Record<string, number>> {
+  const tables = await sql<{ t: string }>`select table_name as t from information_schema.tables
+    where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(h.db);
+  const out: Record<string, number> = {};
+  for (const { t } of tables.rows) out[t] = await h.count(t);
+  return out;
+}

@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const ROUTER = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+const USDC = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+const TREASURY = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const KEY_A = `0x${'a1'.repeat(32)}`;
+const KEY_B = `0x${'b2'.repeat(32)}`;
+
+/** A complete production environment (an RPC is configured, so production secrets are required). */
+const PRODUCTION: Record<string, string> = {
+  DATABASE_URL: 'postgres://trisettle:pw@db.internal:5432/trisettle',
+  RPC_URL_84532: 'https://sepolia.base.org',
+  ROUTER_ADDRESS_84532: ROUTER,
+  USDC_ADDRESS_84532: USDC,
+  SIGNER_PRIVATE_KEY: KEY_A,
+  OPERATOR_PRIVATE_KEY: KEY_B,
+  SERVICE_TREASURY: TREASURY,
+  BETTER_AUTH_SECRET: 'x'.repeat(40),
+};
+
+function configError(env: Record<string, string>, argv: string[] = []): ConfigError {
+  try {
+    loadConfig(env, argv);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
+}
+
+describe('config defaults (devnet)', () => {
+  it('starts as a devnet with every default of DESIGN §2 when nothing is set', () => {
+    const c = loadConfig({}, []);
+    expect(c).toMatchObject({
+      env: 'devnet',
+      port: 3000,
+      dataDir: './.data',
+      databaseUrl: null,
+      publicBaseUrl: 'http://localhost:3000',
+      dashboardUrl: 'http://localhost:3000',
+      signerPrivateKey: null,
+      operatorPrivateKey: null,
+      serviceFeeBps: 100,
+      serviceTreasury: null,
+      adminToken: null,
+      betterAuthSecret: null,
+      reserveHoldDays: 7,
+      devnetRpcPort: 8545,
+      logLevel: 'info',
+      role: 'all',
+    });
+    expect(c.chains.size).toBe(0);
+  });
+
+  it('treats an empty variable as unset', () => {
+    const c = loadConfig({ PORT: '', SERVICE_FEE_BPS: '', DATABASE_URL: '' }, []);
+    expect(c.port).toBe(3000);
+    expect(c.serviceFeeBps).toBe(100);
+    expect(c.databaseUrl).toBeNull();
+  });
+
+  it('derives the base URL from PORT and defaults the dashboard to the same server', () => {
+    const c = loadConfig({ PORT: '8080' }, []);
+    expect(c.publicBaseUrl).toBe('http://localhost:8080');
+    expect(c.dashboardUrl).toBe('http://localhost:8080');
+  });
+
+  it('runs all roles unless --role says otherwise, whatever node put in argv[0..1]', () => {
+    expect(loadConfig({}, ['/usr/bin/node', '/app/dist/main.js']).role).toBe('all');
+    expect(loadConfig({}, ['node', 'main.js', '--role', 'worker']).role).toBe('worker');
+    expect(loadConfig({}, ['node', 'main.js', '--role=api']).role).toBe('api');
+    expect(configError({}, ['node', 'main.js', '--role', 'cron']).variable).toBe('--role');
+    expect(configError({}, ['node', 'main.js', '--role']).variable).toBe('--role');
+  });
+});
+
+describe('config: every variable parsed (production)', () => {
+  it('parses a complete production environment', () => {
+    const c = loadConfig({
+      ...PRODUCTION,
+      RPC_URL_8453: 'https://mainnet.base.org',
+      ROUTER_ADDRESS_8453: ROUTER.toLowerCase(),
+      USDC_ADDRESS_8453: USDC,
+      CONFIRMATIONS_8453: '30',
+      SERVICE_FEE_BPS: '250',
+      ADMIN_TOKEN: 'admin-token-0123456789abcdef',
+      PUBLIC_BASE_URL: 'https://api.trisettle.example/',
+      DASHBOARD_URL: 'https://dashboard.trisettle.example/',
+      PORT: '4000',
+      DATA_DIR: '/var/lib/trisettle',
+      RESERVE_HOLD_DAYS: '14',
+      DEVNET_RPC_PORT: '9545',
+      LOG_LEVEL: 'warn',
+    }, []);
+    expect(c.env).toBe('production');
+    expect(c.port).toBe(4000);
+    expect(c.dataDir).toBe('/var/lib/trisettle');
+    expect(c.databaseUrl).toBe(PRODUCTION.DATABASE_URL);
+    expect(c.publicBaseUrl).toBe('https://api.trisettle.example');
+    expect(c.dashboardUrl).toBe('https://dashboard.trisettle.example');
+    expect(c.signerPrivateKey).toBe(KEY_A);
+    expect(c.operatorPrivateKey).toBe(KEY_B);
+    expect(c.serviceFeeBps).toBe(250);
+    expect(c.serviceTreasury).toBe(TREASURY);
+    expect(c.adminToken).toBe('admin-token-0123456789abcdef');
+    expect(c.betterAuthSecret).toBe('x'.repeat(40));
+    expect(c.reserveHoldDays).toBe(14);
+    expect(c.devnetRpcPort).toBe(9545);
+    expect(c.logLevel).toBe('warn');
+    expect([...c.chains.keys()].sort()).toEqual([8453, 84532]);
+    expect(c.chains.get(84532)).toEqual({ chainId: 84532, rpcUrl: 'https://sepolia.base.org', router: ROUTER, usdc: USDC, confirmations: 10 });
+    // Addresses come out checksummed whatever case went in.
+    expect(c.chains.get(8453)).toEqual({ chainId: 8453, rpcUrl: 'https://mainnet.base.org', router: ROUTER, usdc: USDC, confirmations: 30 });
+  });
+
+  it('defaults confirmations per chain: 84532 → 10, 8453 → 20', () => {
+    const c = loadConfig({ ...PRODUCTION, RPC_URL_8453: 'https://mainnet.base.org', ROUTER_ADDRESS_8453: ROUTER, USDC_ADDRESS_8453: USDC }, []);
+    expect(c.chains.get(84532)?.confirmations).toBe(10);
+    expect(c.chains.get(8453)?.confirmations).toBe(20);
+    expect(loadConfig({ ...PRODUCTION, CONFIRMATIONS_84532: '3' }, []).chains.get(84532)?.confirmations).toBe(3);
+  });
+
+  it('ignores chain variables of a chain without RPC_URL (that chain is simply not configured)', () => {
+    const c = loadConfig({ ...PRODUCTION, ROUTER_ADDRESS_8453: ROUTER }, []);
+    expect([...c.chains.keys()]).toEqual([84532]);
+  });
+
+  it.each(['DATABASE_URL', 'SIGNER_PRIVATE_KEY', 'OPERATOR_PRIVATE_KEY', 'SERVICE_TREASURY', 'BETTER_AUTH_SECRET'])(
+    'requires %s in production',
+    (name) => {
+      const env = { ...PRODUCTION };
+      delete env[name];
+      const err = configError(env);
+      expect(err.variable).toBe(name);
+      expect(err.message).toContain(name);
+    },
+  );
+
+  it('does not require ADMIN_TOKEN in production (admin routes are then off)', () => {
+    expect(loadConfig(PRODUCTION, []).adminToken).toBeNull();
+  });
+});
+
+describe('config: bad values fail at start, naming the variable', () => {
+  const cases: [string, Record<string, string>, string][] = [
+    ['PORT=abc', { PORT: 'abc' }, 'PORT'],
+    ['PORT out of range', { PORT: '70000' }, 'PORT'],
+    ['PORT negative', { PORT: '-1' }, 'PORT'],
+    ['PORT blank', { PORT: ' ' }, 'PORT'],
+    ['PORT exponent', { PORT: '1e3' }, 'PORT'],
+    ['PORT hex', { PORT: '0x10' }, 'PORT'],
+    ['PORT fraction', { PORT: '3000.5' }, 'PORT'],
+    ['SERVICE_FEE_BPS=20000', { SERVICE_FEE_BPS: '20000' }, 'SERVICE_FEE_BPS'],
+    ['SERVICE_FEE_BPS negative', { SERVICE_FEE_BPS: '-1' }, 'SERVICE_FEE_BPS'],
+    ['SERVICE_FEE_BPS fraction', { SERVICE_FEE_BPS: '1.5' }, 'SERVICE_FEE_BPS'],
+    ['RPC without router', { RPC_URL_84532: 'http://127.0.0.1:8545', USDC_ADDRESS_84532: USDC }, 'ROUTER_ADDRESS_84532'],
+    ['RPC without USDC', { RPC_URL_84532: 'http://127.0.0.1:8545', ROUTER_ADDRESS_84532: ROUTER }, 'USDC_ADDRESS_84532'],
+    ['8453 RPC without router', { ...PRODUCTION, RPC_URL_8453: 'https://mainnet.base.org', USDC_ADDRESS_8453: USDC }, 'ROUTER_ADDRESS_8453'],
+    ['RPC not a URL', { RPC_URL_84532: 'sepolia.base.org' }, 'RPC_URL_84532'],
+    ['router not an address', { ...PRODUCTION, ROUTER_ADDRESS_84532: '0x1234' }, 'ROUTER_ADDRESS_84532'],
+    ['router with a wrong EIP-55 checksum', { ...PRODUCTION, ROUTER_ADDRESS_84532: ROUTER.replace('afecb', 'AFECB') }, 'ROUTER_ADDRESS_84532'],
+    ['CONFIRMATIONS not a number', { ...PRODUCTION, CONFIRMATIONS_84532: 'ten' }, 'CONFIRMATIONS_84532'],
+    ['SIGNER_PRIVATE_KEY short', { SIGNER_PRIVATE_KEY: '0x1234' }, 'SIGNER_PRIVATE_KEY'],
+    ['SIGNER_PRIVATE_KEY without 0x', { SIGNER_PRIVATE_KEY: 'a1'.repeat(32) }, 'SIGNER_PRIVATE_KEY'],
+    ['SIGNER_PRIVATE_KEY not hex', { SIGNER_PRIVATE_KEY: `0x${'zz'.repeat(32)}` }, 'SIGNER_PRIVATE_KEY'],
+    ['OPERATOR_PRIVATE_KEY malformed', { OPERATOR_PRIVATE_KEY: `0x${'a'.repeat(63)}` }, 'OPERATOR_PRIVATE_KEY'],
+    ['SERVICE_TREASURY malformed', { SERVICE_TREASURY: '0xnot-an-address' }, 'SERVICE_TREASURY'],
+    ['SERVICE_TREASURY wrong checksum', { SERVICE_TREASURY: '0x90F79bf6EB2c4f870365E785982E1f101E93b907' }, 'SERVICE_TREASURY'],
+    ['ADMIN_TOKEN too short', { ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    ['BETTER_AUTH_SECRET too short', { BETTER_AUTH_SECRET: 'short' }, 'BETTER_AUTH_SECRET'],
+    ['DATABASE_URL not postgres', { DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
+    ['PUBLIC_BASE_URL not a URL', { PUBLIC_BASE_URL: 'localhost:3000' }, 'PUBLIC_BASE_URL'],
+    ['PUBLIC_BASE_URL not http(s)', { PUBLIC_BASE_URL: 'javascript:alert(1)' }, 'PUBLIC_BASE_URL'],
+    ['DASHBOARD_URL not a URL', { DASHBOARD_URL: 'dashboard' }, 'DASHBOARD_URL'],
+    ['RESERVE_HOLD_DAYS out of range', { RESERVE_HOLD_DAYS: '400' }, 'RESERVE_HOLD_DAYS'],
+    ['DEVNET_RPC_PORT zero', { DEVNET_RPC_PORT: '0' }, 'DEVNET_RPC_PORT'],
+    ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+  ];
+
+  it.each(cases)('%s → ConfigError', (_label, env, variable) => {
+    const err = configError(env);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.variable).toBe(variable);
+    expect(err.message).toContain(variable);
+  });
+
+  it('says a missing dependent variable is required rather than quoting a schema message', () => {
+    expect(configError({ RPC_URL_84532: 'http://127.0.0.1:8545' }).message).toBe('Invalid configuration: ROUTER_ADDRESS_84532 is required');
+  });
+
+  it('never echoes a secret value in the error', () => {
+    const secret = `0x${'c3'.repeat(31)}`;
+    expect(configError({ SIGNER_PRIVATE_KEY: secret }).message).not.toContain(secret);
+  });
+});

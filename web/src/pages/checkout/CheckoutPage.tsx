@@ -1,0 +1,108 @@
+import { useQuery } from '@tanstack/react-query';
+import { useMemo, useState, type ReactNode } from 'react';
+import { WagmiProvider } from 'wagmi';
+import { PublicShell, StatePanel } from '../../components/PublicShell';
+import { Button, Spinner } from '../../components/ui';
+import { api, ApiError } from '../../lib/api';
+import { useTitle } from '../../lib/router';
+import type { CheckoutSession } from '../../lib/types';
+import { chainFromSession, makeWagmiConfig } from '../../wallet/config';
+import { PaymentPanel } from './PaymentPanel';
+import { OrderSummary } from './Summary';
+
+/** Only http(s) destinations: a session URL must never become a javascript: navigation. */
+export function safeUrl(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url, window.location.href);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * /checkout/<session_token>: the buyer's hosted page. The session is polled every 2 s so the badge and the
+ * expired/completed states follow the service, not only this tab.
+ */
+export function CheckoutPage({ token }: { token: string }) {
+  useTitle('Checkout');
+  const session = useQuery({
+    queryKey: ['checkout', token],
+    queryFn: () => api.get<CheckoutSession>(`/v1/checkout/sessions/${encodeURIComponent(token)}`),
+    refetchInterval: (q) => (q.state.data?.state === 'expired' || (q.state.error instanceof ApiError && q.state.error.status === 404) ? false : 2_000),
+    refetchIntervalInBackground: true,
+    retry: (n, err) => !(err instanceof ApiError && err.status === 404) && n < 3,
+  });
+  const [started, setStarted] = useState(false);
+
+  if (session.isPending) {
+    return (
+      <PublicShell>
+        <div className="panel panel-loading" aria-busy="true">
+          <Spinner label="Loading checkout" />
+          <p className="muted">Loading checkout…</p>
+        </div>
+      </PublicShell>
+    );
+  }
+  if (!session.data) {
+    const notFound = session.error instanceof ApiError && session.error.status === 404;
+    return (
+      <PublicShell>
+        {notFound ? (
+          <StatePanel icon="search" title="Checkout not found">
+            <p>This payment link is not valid. Check that you opened the complete link, or go back to the merchant and start again.</p>
+          </StatePanel>
+        ) : (
+          <StatePanel icon="warning" title="We could not load this checkout" actions={<Button onClick={() => session.refetch()}>Try again</Button>}>
+            <p>{session.error?.message ?? 'Something went wrong.'}</p>
+          </StatePanel>
+        )}
+      </PublicShell>
+    );
+  }
+  const s = session.data;
+  const cancel = safeUrl(s.cancel_url);
+  const success = safeUrl(s.success_url);
+  const context = <>Paying <strong>{s.merchant.name}</strong> via {s.platform.name}</>;
+  const done = s.state === 'completed' || s.order.state === 'confirmed';
+
+  if (s.state === 'expired' && !started) {
+    return (
+      <PublicShell context={context}>
+        <StatePanel icon="clock" title="This checkout has expired" actions={cancel && <a className="btn btn-secondary btn-md" href={cancel}><span>Return to {s.merchant.name}</span></a>}>
+          <p>The payment window for order {s.order.order_no} closed before it was paid. No money was taken. Go back to {s.merchant.name} to start a new checkout.</p>
+        </StatePanel>
+      </PublicShell>
+    );
+  }
+  if (done && !started) {
+    return (
+      <PublicShell context={context}>
+        <StatePanel icon="check" title="This order is paid" actions={success && <a className="btn btn-primary btn-md" href={success}><span>Return to {s.merchant.name}</span></a>}>
+          <p>Order {s.order.order_no} for {s.order.amount} {s.order.token} has been paid and confirmed. There is nothing more to do.</p>
+        </StatePanel>
+      </PublicShell>
+    );
+  }
+  return (
+    <PublicShell context={context} aside={<OrderSummary session={s} />}>
+      <WalletScope session={s}>
+        <PaymentPanel session={s} token={token} onStart={() => setStarted(true)} successUrl={success} cancelUrl={cancel} />
+      </WalletScope>
+    </PublicShell>
+  );
+}
+
+/** The wagmi config depends on the session's chain (its RPC), so it is made once the session is known. */
+function WalletScope({ session, children }: { session: CheckoutSession; children: ReactNode }) {
+  const { chain_id, rpc_url, name, block_explorer_url } = session.chain;
+  const config = useMemo(() => makeWagmiConfig(chainFromSession({ chain_id, rpc_url, name, block_explorer_url })), [chain_id, rpc_url, name, block_explorer_url]);
+  return (
+    <WagmiProvider config={config} reconnectOnMount>
+      {children}
+    </WagmiProvider>
+  );
+}
+

@@ -1,0 +1,156 @@
+import { useEffect, useMemo, useState } from 'react';
+import { isAddressEqual, type Address } from 'viem';
+import { useConnection } from 'wagmi';
+import { Alert, Button } from '../../components/ui';
+import { shortHex } from '../../lib/format';
+import { formatBase, formatHuman } from '../../lib/money';
+import type { CheckoutSession } from '../../lib/types';
+import { chainFromSession } from '../../wallet/config';
+import { ConnectedAccount, ConnectWallet } from '../../wallet/ConnectWallet';
+import { useNow } from '../../lib/useNow';
+import { PaymentStatus } from './PaymentStatus';
+import { usePayment } from './usePayment';
+
+const REDIRECT_SECONDS = 3;
+
+export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }: { session: CheckoutSession; token: string; onStart: () => void; successUrl: string | null; cancelUrl: string | null }) {
+  const { address, chainId, isConnected } = useConnection();
+  const chain = useMemo(() => chainFromSession(session.chain), [session.chain]);
+  const pay = usePayment(session, chain, address, token);
+  const { phase, error } = pay.progress;
+  const now = useNow();
+  const expiresIn = Math.max(0, Math.floor((new Date(session.expires_at).getTime() - now) / 1000));
+  const busy = ['switching', 'approving', 'approve_pending', 'permit_signing', 'paying'].includes(phase);
+  const inFlight = ['submitted', 'confirming', 'confirmed'].includes(phase);
+  useEffect(() => {
+    if (inFlight) onStart();
+  }, [inFlight, onStart]);
+
+  const wrongNetwork = isConnected && chainId !== chain.id;
+  const payer = session.payer_address as Address | null;
+  const wrongPayer = Boolean(payer && address && !isAddressEqual(payer, address));
+  const expired = session.state === 'expired' || expiresIn === 0;
+  const amountText = `${formatHuman(session.order.amount)} ${session.order.token}`;
+
+  return (
+    <div className="panel pay-panel">
+      <div className="panel-head">
+        <h1>{phase === 'confirmed' ? 'Payment complete' : inFlight ? 'Payment in progress' : 'Pay with your wallet'}</h1>
+        <p className="muted">
+          {phase === 'confirmed' ? 'Confirmed on-chain.' : inFlight ? 'Your payment is on its way.' : expired ? 'This checkout has expired.' : <>Expires in <span className="tabular">{formatCountdown(expiresIn)}</span></>}
+        </p>
+      </div>
+
+      {payer && !inFlight && (
+        <Alert tone="info" title="Reserved for one wallet">
+          Only <span className="mono">{shortHex(payer, 8, 6)}</span> can pay this order.
+        </Alert>
+      )}
+
+      {phase === 'confirmed' ? (
+        <Confirmed session={session} successUrl={successUrl} />
+      ) : inFlight ? (
+        <p className="in-flight-note">
+          Your wallet sent the payment. We are waiting for the network to confirm it ({session.chain.confirmations_required}{' '}
+          {session.chain.confirmations_required === 1 ? 'block' : 'blocks'}); this page updates by itself and takes you back to {session.merchant.name} when it is done.
+        </p>
+      ) : !isConnected ? (
+        <ConnectWallet intro="Connect the wallet you will pay from." />
+      ) : (
+        <div className="pay-actions">
+          <ConnectedAccount />
+          {wrongPayer ? (
+            <Alert tone="error" title="Wrong wallet">
+              This payment can only be made from {shortHex(payer!, 8, 6)}. Switch to that account in your wallet.
+            </Alert>
+          ) : wrongNetwork ? (
+            <div className="network-check">
+              <Alert tone="warning" title="Wrong network">
+                Your wallet is on another network. This payment is made on {session.chain.name}.
+              </Alert>
+              <Button variant="primary" size="lg" block loading={phase === 'switching'} onClick={pay.switchNetwork}>
+                Switch to {session.chain.name}
+              </Button>
+            </div>
+          ) : pay.funds.isPending ? (
+            <div className="funds-loading" aria-busy="true">Checking your USDC balance…</div>
+          ) : pay.funds.isError ? (
+            <Alert tone="error" title="Could not read your balance">
+              The network did not answer. <button type="button" className="link-btn" onClick={() => pay.funds.refetch()}>Try again</button>
+            </Alert>
+          ) : pay.insufficient ? (
+            <Alert tone="error" title="Not enough USDC">
+              This wallet holds {formatBase(pay.funds.data?.balance ?? 0n)} USDC; this payment needs {amountText}.
+            </Alert>
+          ) : pay.needsApproval ? (
+            <div>
+              <ol className="pay-steps">
+                <li className="pay-step-current"><span>Approve USDC <span className="pay-step-note">lets the payment router take exactly {amountText}, nothing more</span></span></li>
+                <li>Pay</li>
+              </ol>
+              <Button variant="primary" size="lg" block loading={phase === 'approving' || phase === 'approve_pending'} disabled={busy || expired} onClick={pay.approve}>
+                {phase === 'approving' ? 'Confirm in your wallet…' : phase === 'approve_pending' ? 'Approving…' : `Approve ${amountText}`}
+              </Button>
+              <button type="button" className="link-btn permit-link" disabled={busy || expired} onClick={pay.payWithPermit}>
+                {phase === 'permit_signing' ? 'Sign the permit in your wallet…' : 'Or pay in one transaction with a permit signature'}
+              </button>
+            </div>
+          ) : (
+            <div>
+              <ol className="pay-steps">
+                <li className="pay-step-done">USDC approved</li>
+                <li className="pay-step-current">Pay</li>
+              </ol>
+              <Button variant="primary" size="lg" block loading={phase === 'paying'} disabled={busy || expired} onClick={pay.pay}>
+                {phase === 'paying' ? 'Confirm in your wallet…' : `Pay ${amountText}`}
+              </Button>
+            </div>
+          )}
+        </div>
+      )}
+
+      <PaymentStatus phase={phase} confirmations={pay.progress.confirmations} required={session.chain.confirmations_required} hash={pay.progress.payHash} explorer={session.chain.block_explorer_url} />
+      <div className="slot" data-testid="payment-error">
+        {error && <Alert tone="error">{error}</Alert>}
+      </div>
+      {cancelUrl && phase !== 'confirmed' && !inFlight && (
+        <p className="cancel-row">
+          <a href={cancelUrl}>Cancel and return to {session.merchant.name}</a>
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Confirmed({ session, successUrl }: { session: CheckoutSession; successUrl: string | null }) {
+  const [left, setLeft] = useState(REDIRECT_SECONDS);
+  useEffect(() => {
+    if (!successUrl) return;
+    if (left <= 0) {
+      window.location.assign(successUrl);
+      return;
+    }
+    const t = window.setTimeout(() => setLeft((n) => n - 1), 1_000);
+    return () => window.clearTimeout(t);
+  }, [left, successUrl]);
+  return (
+    <div className="confirmed">
+      <div className="confirmed-icon" aria-hidden="true">✓</div>
+      <h2>Payment confirmed</h2>
+      <p className="muted">{session.merchant.name} has received your payment of {formatHuman(session.order.amount)} {session.order.token}.</p>
+      {successUrl && (
+        <>
+          <p className="muted">Returning you to {session.merchant.name} in {Math.max(left, 0)} s…</p>
+          <a className="btn btn-primary btn-lg btn-block" href={successUrl}><span>Return to {session.merchant.name}</span></a>
+        </>
+      )}
+    </div>
+  );
+}
+
+function formatCountdown(total: number): string {
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return h > 0 ? `${h} h ${String(m).padStart(2, '0')} min` : `${m}:${String(s).padStart(2, '0')}`;
+}

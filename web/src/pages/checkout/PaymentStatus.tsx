@@ -1,0 +1,46 @@
+import type { Hex } from 'viem';
+import { shortHex } from '../../lib/format';
+import type { Phase } from './usePayment';
+
+const ORDER: Phase[] = ['submitted', 'confirming', 'confirmed'];
+
+/** The live badge: submitted → confirming n/N → confirmed. Its space is reserved so nothing jumps. */
+export function PaymentStatus({ phase, confirmations, required, hash, explorer }: { phase: Phase; confirmations: number; required: number; hash: Hex | null; explorer: string | null }) {
+  const live = ORDER.includes(phase) || phase === 'reverted';
+  const index = ORDER.indexOf(phase);
+  const waitingForService = phase === 'confirming' && confirmations >= required;
+  const label =
+    phase === 'confirmed' ? 'Confirmed'
+      : phase === 'confirming' ? (waitingForService ? `Confirming ${confirmations}/${required} · finalising` : `Confirming ${confirmations}/${required}`)
+        : phase === 'reverted' ? 'Failed'
+          : 'Submitted';
+  return (
+    <div className="pay-status" data-testid="payment-status" data-state={live ? phase : 'idle'} aria-live="polite">
+      {live && (
+        <>
+          <div className={`status-badge status-${phase}`}>
+            <span className={`status-dot${phase === 'confirmed' || phase === 'reverted' ? '' : ' pulse'}`} aria-hidden="true" />
+            {label}
+          </div>
+          <ol className="status-track" aria-hidden="true">
+            {['Submitted', 'Confirming', 'Confirmed'].map((s, i) => (
+              <li key={s} className={phase === 'reverted' ? 'track-todo' : i < index || phase === 'confirmed' ? 'track-done' : i === index ? 'track-current' : 'track-todo'}>
+                {s}
+              </li>
+            ))}
+          </ol>
+          {hash && (
+            <p className="status-hash">
+              Transaction{' '}
+              {explorer ? (
+                <a href={`${explorer.replace(/\/$/, '')}/tx/${hash}`} target="_blank" rel="noreferrer" className="mono">{shortHex(hash, 10, 8)}</a>
+              ) : (
+                <span className="mono" title={hash}>{shortHex(hash, 10, 8)}</span>
+              )}
+            </p>
+          )}
+        </>
+      )}
+    </div>
+  );
+}

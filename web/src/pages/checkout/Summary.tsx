@@ -1,0 +1,56 @@
+import { formatBase, formatHuman } from '../../lib/money';
+import type { CheckoutSession } from '../../lib/types';
+
+/** Left column: who is paid, how much, and how the payment is split on-chain. All amounts from base units. */
+export function OrderSummary({ session }: { session: CheckoutSession }) {
+  const { order, merchant, platform } = session;
+  const split = order.computed_split;
+  return (
+    <div className="summary">
+      <p className="summary-merchant">
+        <span className="merchant-avatar" aria-hidden="true">{initials(merchant.name)}</span>
+        <span>
+          <span className="summary-merchant-name">{merchant.name}</span>
+          <span className="summary-sub">Order {order.order_no}</span>
+        </span>
+      </p>
+      <p className="summary-label">Amount due</p>
+      <p className="summary-amount" data-testid="checkout-amount">
+        {formatHuman(order.amount)} <span className="summary-currency">{order.token}</span>
+      </p>
+      <table className="split-table" aria-label="Fee breakdown">
+        <caption>How your payment is split</caption>
+        <tbody>
+          <tr>
+            <th scope="row">Service fee <span className="muted">(Trisettle)</span></th>
+            <td>{formatBase(split.service_fee)}</td>
+          </tr>
+          <tr>
+            <th scope="row">Platform fee <span className="muted">({platform.name})</span></th>
+            <td>{formatBase(split.platform_fee)}</td>
+          </tr>
+          <tr>
+            <th scope="row">{merchant.name} receives</th>
+            <td>{formatBase(split.merchant_gross)}</td>
+          </tr>
+          <tr className="split-sub">
+            <th scope="row">of which held in reserve</th>
+            <td>{formatBase(split.reserve_hold)}</td>
+          </tr>
+          <tr className="split-total">
+            <th scope="row">Total</th>
+            <td>{formatHuman(order.amount)} {order.token}</td>
+          </tr>
+        </tbody>
+      </table>
+      <p className="summary-note">
+        Paid on {session.chain.name}. Fees come out of the total; you pay nothing extra apart from the network fee in ETH.
+      </p>
+    </div>
+  );
+}
+
+function initials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  return ((parts[0]?.[0] ?? '') + (parts[1]?.[0] ?? '')).toUpperCase() || '•';
+}

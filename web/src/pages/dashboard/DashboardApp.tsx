@@ -1,0 +1,86 @@
+import { useEffect, type ReactNode } from 'react';
+import { Button, Spinner } from '../../components/ui';
+import { navigate, useLocation } from '../../lib/router';
+import { AuthPage } from './AuthPage';
+import { DevelopersPage } from './DevelopersPage';
+import { EventsPage } from './EventsPage';
+import { MerchantsPage } from './MerchantsPage';
+import { OrderDetailPage } from './OrderDetailPage';
+import { OrdersPage } from './OrdersPage';
+import { OverviewPage } from './OverviewPage';
+import { PlatformOnboarding } from './PlatformOnboarding';
+import { RefundsPage } from './RefundsPage';
+import { useAccount } from './session';
+import { Shell } from './Shell';
+import { WebhookDetailPage, WebhooksPage } from './WebhooksPage';
+
+/** The platform dashboard: / redirects to /dashboard once signed in; every section is a client route. */
+export default function DashboardApp() {
+  const { path } = useLocation();
+  const { session, me } = useAccount();
+
+  useEffect(() => {
+    if (session.data && path === '/') navigate('/dashboard', { replace: true });
+  }, [session.data, path]);
+
+  if (session.isPending || (session.data && me.isPending)) return <FullPage><Spinner label="Loading dashboard" /></FullPage>;
+  if (session.isError) {
+    return (
+      <FullPage>
+        <p>We could not reach Trisettle: {session.error.message}</p>
+        <Button onClick={() => session.refetch()}>Try again</Button>
+      </FullPage>
+    );
+  }
+  if (!session.data) return <AuthPage />;
+  if (me.isError || !me.data) {
+    return (
+      <FullPage>
+        <p>We could not load your account: {me.error?.message ?? 'unknown error'}</p>
+        <Button onClick={() => me.refetch()}>Try again</Button>
+      </FullPage>
+    );
+  }
+  if (!me.data.onboarded) return <PlatformOnboarding email={session.data.user.email} />;
+  return (
+    <Shell user={session.data.user} path={path}>
+      <Route path={path} />
+    </Shell>
+  );
+}
+
+function Route({ path }: { path: string }) {
+  const p = path.replace(/\/+$/, '') || '/';
+  const order = /^\/dashboard\/orders\/([^/]+)$/.exec(p);
+  if (order) return <OrderDetailPage id={decodeURIComponent(order[1]!)} />;
+  const endpoint = /^\/dashboard\/webhooks\/([^/]+)$/.exec(p);
+  if (endpoint) return <WebhookDetailPage id={decodeURIComponent(endpoint[1]!)} />;
+  switch (p) {
+    case '/':
+    case '/dashboard':
+      return <OverviewPage />;
+    case '/dashboard/orders':
+      return <OrdersPage />;
+    case '/dashboard/merchants':
+      return <MerchantsPage />;
+    case '/dashboard/refunds':
+      return <RefundsPage />;
+    case '/dashboard/webhooks':
+      return <WebhooksPage />;
+    case '/dashboard/events':
+      return <EventsPage />;
+    case '/dashboard/developers':
+      return <DevelopersPage />;
+    default:
+      return (
+        <div className="page">
+          <h1 className="page-title">Page not found</h1>
+          <p className="muted">There is no dashboard page at {path}.</p>
+        </div>
+      );
+  }
+}
+
+function FullPage({ children }: { children: ReactNode }) {
+  return <div className="full-page">{children}</div>;
+}

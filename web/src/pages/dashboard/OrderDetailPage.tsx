@@ -1,0 +1,129 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { Alert, Badge, Button, Card, DescriptionList, Link, Mono, Spinner } from '../../components/ui';
+import { api, ApiError } from '../../lib/api';
+import { formatDate } from '../../lib/format';
+import { formatBase, formatHuman, toBase } from '../../lib/money';
+import { useTitle } from '../../lib/router';
+import { CHAINS, type List, type Order, type Refund } from '../../lib/types';
+import { RefundModal } from './RefundModal';
+
+export function OrderDetailPage({ id }: { id: string }) {
+  useTitle('Order');
+  const order = useQuery({
+    queryKey: ['order', id],
+    queryFn: () => api.get<Order>(`/v1/orders/${encodeURIComponent(id)}`),
+    refetchInterval: (q) => (q.state.data?.state === 'pending_payment' ? 4_000 : false),
+  });
+  const refunds = useQuery({ queryKey: ['refunds', 'order', id], queryFn: () => api.get<List<Refund>>('/v1/refunds', { order_id: id }) });
+  const [refunding, setRefunding] = useState(false);
+
+  if (order.isPending) return <div className="page"><Spinner label="Loading order" /></div>;
+  if (order.isError) {
+    return (
+      <div className="page">
+        <Link href="/dashboard/orders" className="back-link">← Orders</Link>
+        <Alert tone="error" title={order.error instanceof ApiError && order.error.status === 404 ? 'Order not found' : 'Could not load the order'}>{order.error.message}</Alert>
+      </div>
+    );
+  }
+  const o = order.data;
+  const canRefund = o.state === 'confirmed' || o.state === 'partially_refunded';
+  return (
+    <div className="page">
+      <Link href="/dashboard/orders" className="back-link">← Orders</Link>
+      <div className="page-head">
+        <div>
+          <p className="eyebrow">Order {o.order_no}</p>
+          <h1 className="page-title amount-title">
+            {formatHuman(o.amount)} <span className="muted">{o.token}</span> <Badge state={o.state} />
+          </h1>
+        </div>
+        <div className="page-actions">{canRefund && <Button variant="danger" onClick={() => setRefunding(true)}>Refund</Button>}</div>
+      </div>
+      <div className="detail-grid">
+        <Card title="Split">
+          <SplitBar order={o} />
+        </Card>
+        <Card title="Details">
+          <DescriptionList
+            items={[
+              ['Order ID', <Mono key="id">{o.id}</Mono>],
+              ['Merchant', <Mono key="m">{o.merchant_id}</Mono>],
+              ['Network', CHAINS[o.chain_id] ?? String(o.chain_id)],
+              ['Payment router', <Mono key="r">{o.pay_to}</Mono>],
+              ['Created', formatDate(o.created_at)],
+              ['Pay before', formatDate(o.deadline_at)],
+              ['Confirmed', formatDate(o.confirmed_at)],
+              ['Paid by', o.paid_by ? <Mono key="pb">{o.paid_by}</Mono> : '—'],
+              ['Transaction', o.tx_hash ? <Mono key="tx">{o.tx_hash}</Mono> : '—'],
+              ...(o.payer_address ? [['Reserved for', <Mono key="pa">{o.payer_address}</Mono>] as [string, ReactNode]] : []),
+              ...(o.refunded_amount && isPositive(o.refunded_amount) ? [['Refunded', `${formatHuman(o.refunded_amount)} USDC`] as [string, string]] : []),
+              ...(o.failure_reason ? [['Failure reason', o.failure_reason] as [string, string]] : []),
+            ]}
+          />
+        </Card>
+      </div>
+      <Card title="Refunds" padded={false}>
+        {refunds.isError ? (
+          <div className="card-body"><Alert tone="error">{refunds.error.message}</Alert></div>
+        ) : (refunds.data?.data.length ?? 0) === 0 ? (
+          <div className="card-body empty-inline">{refunds.isPending ? 'Loading…' : 'No refunds for this order.'}</div>
+        ) : (
+          <table className="table">
+            <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Created</th></tr></thead>
+            <tbody>
+              {refunds.data!.data.map((r) => (
+                <tr key={r.id}><td className="num strong">{formatHuman(r.amount)}</td><td><Badge state={r.state} /></td><td>{r.reason ?? '—'}</td><td className="muted">{formatDate(r.created_at)}</td></tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Card>
+      {o.metadata && Object.keys(o.metadata).length > 0 && (
+        <Card title="Metadata">
+          <pre className="code-block">{JSON.stringify(o.metadata, null, 2)}</pre>
+        </Card>
+      )}
+      {refunding && <RefundModal orderId={o.id} onClose={() => setRefunding(false)} />}
+    </div>
+  );
+}
+
+function isPositive(human: string): boolean {
+  try {
+    return toBase(human) > 0n;
+  } catch {
+    return false;
+  }
+}
+
+function SplitBar({ order }: { order: Order }) {
+  const s = order.computed_split;
+  const parts: [string, string, string][] = [
+    ['Service fee', s.service_fee, 'seg-service'],
+    ['Platform fee', s.platform_fee, 'seg-platform'],
+    ['Merchant, available now', s.merchant_available, 'seg-merchant'],
+    ['Merchant, held in reserve', s.reserve_hold, 'seg-reserve'],
+  ];
+  const total = parts.reduce((a, [, v]) => a + BigInt(v || '0'), 0n);
+  return (
+    <div className="split">
+      <div className="split-bar" role="img" aria-label="Split of the payment">
+        {parts.map(([label, v, cls]) => {
+          const pct = total > 0n ? Number((BigInt(v || '0') * 10000n) / total) / 100 : 0;
+          return pct > 0 ? <span key={label} className={`seg ${cls}`} style={{ width: `${pct}%` }} title={`${label}: ${formatBase(v)} USDC`} /> : null;
+        })}
+      </div>
+      <table className="split-legend">
+        <tbody>
+          {parts.map(([label, v, cls]) => (
+            <tr key={label}><th scope="row"><span className={`swatch ${cls}`} aria-hidden="true" />{label}</th><td className="num">{formatBase(v)} USDC</td></tr>
+          ))}
+          <tr className="split-total"><th scope="row">Merchant gross</th><td className="num">{formatBase(s.merchant_gross)} USDC</td></tr>
+          <tr className="split-total"><th scope="row">Total paid</th><td className="num">{formatHuman(order.amount)} USDC</td></tr>
+        </tbody>
+      </table>
+    </div>
+  );
+}

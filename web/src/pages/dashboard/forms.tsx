@@ -1,0 +1,33 @@
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../lib/api';
+import type { List, Merchant } from '../../lib/types';
+import { Select } from '../../components/ui';
+
+/** Merchants to pick from (by external_id, which orders and sessions use as merchant_id). */
+export function useMerchantOptions() {
+  return useQuery({ queryKey: ['merchants', 'options'], queryFn: () => api.get<List<Merchant>>('/v1/merchants', { limit: 100 }) });
+}
+
+export function MerchantSelect({ value, onChange }: { value: string; onChange: (v: string) => void }) {
+  const merchants = useMerchantOptions();
+  const options = (merchants.data?.data ?? []).map((m) => ({ value: m.external_id, label: `${m.name} (${m.external_id})` }));
+  return (
+    <Select
+      label="Merchant"
+      name="merchant_id"
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      options={[{ value: '', label: merchants.isPending ? 'Loading merchants…' : options.length ? 'Choose a merchant' : 'No merchants yet' }, ...options]}
+      hint={merchants.data && options.length === 0 ? 'Add a merchant under Merchants first.' : ''}
+    />
+  );
+}
+
+export type Errors = Record<string, string>;
+
+/** Turns an API validation error into a message under the field it names. */
+export function paramError(err: unknown, fields: string[]): { field?: Errors; general?: string } {
+  const e = err as { param?: string; message?: string };
+  if (e?.param && fields.includes(e.param)) return { field: { [e.param]: e.message ?? 'Invalid value.' } };
+  return { general: e?.message ?? 'Something went wrong.' };
+}

@@ -1,0 +1,36 @@
+import { createConfig, createStorage, http, type Config } from 'wagmi';
+import { base, baseSepolia } from 'wagmi/chains';
+import { injected } from 'wagmi/connectors';
+import { defineChain, type Chain } from 'viem';
+
+/**
+ * wagmi config for one page. Wallets are found by EIP-6963 discovery (every injected wallet that announces
+ * itself becomes a connector); a legacy window.ethereum-only wallet is offered through the generic
+ * `injected()` connector. The checkout page passes the session's chain so reads go to the RPC the service
+ * names and `wallet_addEthereumChain` offers that RPC to the wallet.
+ */
+export type SessionChain = { chain_id: number; name: string; rpc_url: string | null; block_explorer_url: string | null };
+
+export function chainFromSession(c: SessionChain): Chain {
+  const known = c.chain_id === baseSepolia.id ? baseSepolia : c.chain_id === base.id ? base : null;
+  return defineChain({
+    id: c.chain_id,
+    name: c.name || known?.name || `Chain ${c.chain_id}`,
+    nativeCurrency: known?.nativeCurrency ?? { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: c.rpc_url ? [c.rpc_url] : [...(known?.rpcUrls.default.http ?? [])] } },
+    blockExplorers: c.block_explorer_url ? { default: { name: 'Explorer', url: c.block_explorer_url } } : undefined,
+    testnet: c.chain_id !== base.id,
+  });
+}
+
+export function makeWagmiConfig(chain?: Chain): Config {
+  const chains = [chain ?? baseSepolia] as const;
+  return createConfig({
+    chains,
+    connectors: [injected({ shimDisconnect: true })],
+    multiInjectedProviderDiscovery: true,
+    transports: { [chains[0].id]: http(chain?.rpcUrls.default.http[0]) },
+    storage: createStorage({ storage: typeof window !== 'undefined' ? window.localStorage : undefined, key: 'trisettle.wallet' }),
+    ssr: false,
+  });
+}
