@@ -300,6 +300,56 @@ describe('delivery', () => {
     expect((await deliveryTo(event.id, ep.id)).state).toBe('succeeded');
   });
 
+  it('holds the outcome while the database cannot record it and writes it once it can: no second send', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    // The database goes away right after the receiver got the event: the first three writes fail.
+    let failures = 3;
+    const flaky = new Proxy(h.db, {
+      get(target, prop) {
+        if (prop === 'transaction' && r.received.length > 0 && failures > 0) {
+          return () => ({ execute: async () => { failures--; throw new Error('Connection terminated unexpectedly'); } });
+        }
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const d = createWebhookDeliverer({ db: flaky, config: { env: 'devnet' }, logger: h.services.logger }, FAST);
+    expect(await d.runOnce()).toBe(1);
+    expect(failures).toBe(0);
+    expect(r.received).toHaveLength(1);
+    const row = await deliveryTo(event.id, ep.id);
+    expect(row).toMatchObject({ state: 'succeeded', attempts: 1, last_status: 200, locked_until: null, lease_token: null });
+    expect(await attemptsOf(row.id)).toHaveLength(1);
+    expect(await d.runOnce()).toBe(0);
+    expect(r.received).toHaveLength(1);
+  });
+
+  it('gives the outcome up when its lease has lapsed, so the row is retried rather than written twice', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    const event = await emit(p.platformId);
+    const flaky = new Proxy(h.db, {
+      get(target, prop) {
+        if (prop === 'transaction' && r.received.length > 0) {
+          return () => ({ execute: async () => { throw new Error('Connection terminated unexpectedly'); } });
+        }
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const d = createWebhookDeliverer({ db: flaky, config: { env: 'devnet' }, logger: h.services.logger }, { ...FAST, leaseMs: 600 });
+    const started = Date.now();
+    expect(await d.runOnce()).toBe(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const row = await deliveryTo(event.id, ep.id);
+    expect(row).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await attemptsOf(row.id)).toHaveLength(0);
+  });
+
   it("picks up a crashed instance's delivery once its lease lapses, never before", async () => {
     const p = await h.platform();
     const r = await receiver();

@@ -30,6 +30,8 @@ export type DelivererOptions = {
 
 export const USER_AGENT = 'Trisettle-Webhooks/1';
 const GONE_REASON = 'endpoint answered 410 Gone';
+const RECORD_RETRY_FIRST_MS = 100;
+const RECORD_RETRY_MAX_MS = 2_000;
 
 /**
  * The webhook deliverer. Claims due deliveries (leased, FOR UPDATE SKIP LOCKED), posts them concurrently
@@ -50,6 +52,7 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
   let claiming: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
+  let stopping = false;
   let lastInterval = 1000;
 
   /** The same bytes for every attempt of every delivery of an event (events/serialize.ts is the one shape). */
@@ -61,7 +64,7 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
     return previousLive ? [job.secret, job.previous_secret!] : [job.secret];
   }
 
-  async function attempt(job: ClaimedJob): Promise<void> {
+  async function attempt(job: ClaimedJob, leaseEndsAt: number): Promise<void> {
     const attemptedAt = new Date();
     const body = bodyOf(job);
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
@@ -79,7 +82,7 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
         'X-Webhook-Signature': signatureHeader(secretsOf(job, attemptedAt), timestamp, body),
       },
     });
-    const outcome = await record(job, attemptedAt, result);
+    const outcome = await recordDurably(job, attemptedAt, result, leaseEndsAt);
     metrics?.webhookDeliveries.inc({ outcome });
     // Ids, status and timing only: never the URL (it may carry a token), the body or a secret.
     log[outcome === 'succeeded' ? 'info' : 'warn']({
@@ -111,16 +114,35 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
     });
   }
 
+  /**
+   * The receiver has the event now; forgetting that would send it again once the lease lapses. While the
+   * database is away (a restart, a failover) the outcome is held in memory and written as soon as it
+   * answers, for as long as this instance still holds the lease. Only a process that dies in between, or
+   * a shutdown during the outage, leaves a duplicate to the receiver's dedupe on X-Webhook-Id.
+   */
+  async function recordDurably(job: ClaimedJob, attemptedAt: Date, r: SendResult, leaseEndsAt: number): Promise<Outcome> {
+    for (let waitMs = RECORD_RETRY_FIRST_MS; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MAX_MS)) {
+      try {
+        return await record(job, attemptedAt, r);
+      } catch (err) {
+        if (stopping || Date.now() + waitMs >= leaseEndsAt) throw err;
+        log.warn({ err, delivery_id: job.id, retry_in_ms: waitMs }, 'could not record a webhook attempt; holding its outcome');
+        await new Promise((res) => setTimeout(res, waitMs));
+      }
+    }
+  }
+
   /** Claims are serialised within the instance so two callers never count the same free slots. */
   function claimAndStart(): Promise<Promise<void>[]> {
     const next = claiming.then(async () => {
       const slots = concurrency - inflight.size;
       if (slots <= 0) return [];
       const token = randomBase62(24);
+      const leaseEndsAt = Date.now() + leaseMs; // taken before the claim: never later than the database's
       const ids = await claimRepo.claim(db, { slots, perEndpoint, maxEndpoints: slots * 4, leaseMs, token });
       const jobs = await claimRepo.jobs(db, ids, token);
       return jobs.map((job) => {
-        const p: Promise<void> = attempt(job)
+        const p: Promise<void> = attempt(job, leaseEndsAt)
           .catch((err) => log.error({ err, delivery_id: job.id }, 'webhook attempt crashed; the lease will lapse and it will be retried'))
           .finally(() => {
             inflight.delete(p);
@@ -155,6 +177,7 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
     start(intervalMs = 1000) {
       if (running) return;
       running = true;
+      stopping = false;
       lastInterval = intervalMs;
       schedule(0, intervalMs);
     },
@@ -165,6 +188,7 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
     /** Stops claiming and waits for attempts in flight to be recorded. */
     async stop() {
       running = false;
+      stopping = true;
       clearTimeout(timer);
       await claiming;
       await Promise.all([...inflight]);
