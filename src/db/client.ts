@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PreparingClient } from './prepared.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -27,6 +28,7 @@ export function openPostgres(connectionString: string, max = 10): Database {
     max,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    Client: PreparingClient,
     types: { getTypeParser: ((oid: number, format?: string) => (oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
   });
   // A dropped idle client must not crash the process; the next query reconnects.
