@@ -16,3 +16,6 @@ export async function recordResponseInTx(tx: Executor, status: number, body: unk
   const record = storage.getStore();
   if (record) await record(tx, status, JSON.stringify(body));
 }
+
+/** Whether the request being served carries an Idempotency-Key whose response must be recorded. */
+export const recordsResponse = (): boolean => storage.getStore() !== undefined;

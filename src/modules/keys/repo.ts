@@ -8,8 +8,9 @@ export const keysRepo = {
   insert: (db: Executor, row: Insertable<ApiKeysTable>) =>
     db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow(),
 
+  /** What authenticating a request needs, and nothing more: it runs on every authenticated request. */
   findByHash: (db: Executor, keyHash: string) =>
-    db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst(),
+    db.selectFrom('api_keys').select(['id', 'platform_id', 'kind', 'key_hash', 'revoked_at']).where('key_hash', '=', keyHash).executeTakeFirst(),
 
   listForPlatform: (db: Executor, platformId: string) =>
     db.selectFrom('api_keys').selectAll().where('platform_id', '=', platformId)

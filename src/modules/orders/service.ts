@@ -12,7 +12,7 @@ import { recordAlert } from '../alerts/service.js';
 import type { ChainsService } from '../chains/service.js';
 import type { OrderPaidEvent } from '../indexer/events.js';
 import { emitEvent, type EventType } from '../events/service.js';
-import { recordResponseInTx } from '../idempotency/context.js';
+import { recordResponseInTx, recordsResponse } from '../idempotency/context.js';
 import { ordersRepo, type OrderRow } from './repo.js';
 import { serializeOrder } from './serialize.js';
 import { computeSplit } from './split.js';
@@ -31,7 +31,12 @@ export type NewOrderInput = {
 
 // Order creation reads the platform and merchant rows in one query of its own (ordersRepo.signingContext):
 // it is the hot path.
-export function createOrdersService(db: Db, config: Config, chains: ChainsService) {
+export type OrdersHooks = {
+  /** Called whenever a transition of the order was written (inside its transaction). */
+  onTransition?: (orderId: string) => void;
+};
+
+export function createOrdersService(db: Db, config: Config, chains: ChainsService, hooks: OrdersHooks = {}) {
   let signer: ReturnType<typeof createPayOrderSigner> | undefined;
   const signPayOrder = (chainId: number, router: Address, msg: PayOrderMessage) =>
     (signer ??= createPayOrderSigner(chains.requireSigner()))(chainId, router, msg);
@@ -120,6 +125,7 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
       const current = (await ordersRepo.findAnyById(tx, order.id))?.state ?? order.state;
       throw new AppError('invalid_state', invalidTransitionMessage(order.id, current as OrderState, trigger));
     }
+    hooks.onTransition?.(updated.id);
     if (eventType) await emitEvent(tx, { platformId: updated.platform_id, type: eventType, data: { object: serializeOrder(updated) } });
     return updated;
   }
@@ -153,6 +159,9 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
         payer: null,
         checkoutSessionId: null,
       });
+      // Without an Idempotency-Key nothing is written with the order, and one INSERT is atomic by itself:
+      // BEGIN and COMMIT would be two more round trips on the hottest path (bench: −0.3 ms CPU per order).
+      if (!recordsResponse()) return insertPrepared(db, row);
       return db.transaction().execute(async (tx) => {
         const order = await insertPrepared(tx, row);
         await recordResponseInTx(tx, 201, serializeOrder(order));
