@@ -54,7 +54,7 @@ export const idempotency = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const scope = idempotencyScope(c.get('principal'));
   if (!scope) return next();
   const { idempotency } = c.get('services');
-  const rawBody = await c.req.raw.clone().text();
+  const rawBody = await c.req.text(); // cached: the exact bytes received, read once per request
   const key = { scope, key: header };
   const claimedAt = Date.now();
   const claim = await idempotency.claim(key, c.req.method, c.req.path, rawBody);

@@ -4,6 +4,7 @@ import type { AppEnv } from '../context.js';
 
 /** U+0000 or an unpaired UTF-16 surrogate (with the u flag a well-formed pair is one code point, outside the class). */
 const UNSTORABLE = /[\u0000\ud800-\udfff]/u;
+const ESCAPED_UNSTORABLE = /\\u(0000|d[89a-f])/i;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The first string or key of a parsed JSON value that cannot be stored, as a dotted path; iterative, so depth cannot overflow the stack. */
@@ -37,13 +38,25 @@ const refuse = (param: string) =>
  * JSON are left to the route (400 invalid_json).
  */
 export const storableText = (): MiddlewareHandler<AppEnv> => async (c, next) => {
-  const url = new URL(c.req.url);
-  if (/%00/i.test(url.pathname)) throw refuse('path');
-  for (const [name, value] of url.searchParams) if (UNSTORABLE.test(name) || UNSTORABLE.test(value)) throw refuse(name.replace(UNSTORABLE, '?'));
+  const url = c.req.url;
+  const q = url.indexOf('?');
+  if (/%00/i.test(q === -1 ? url : url.slice(0, q))) throw refuse('path');
+  if (q !== -1) {
+    for (const [name, value] of new URLSearchParams(url.slice(q + 1))) {
+      if (UNSTORABLE.test(name) || UNSTORABLE.test(value)) throw refuse(name.replace(UNSTORABLE, '?'));
+    }
+  }
   if (BODY_METHODS.has(c.req.method) && /^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
+    // c.req.text() reads the body once and caches it: the validator's c.req.json() and the idempotency
+    // fingerprint reuse these bytes instead of cloning the request stream again.
+    const text = await c.req.text();
+    // In valid JSON such a value can only be written as an escape (\u0000, \ud800–\udfff); without one
+    // the body is storable and is not parsed twice. With one (or an escaped backslash before "u") it is
+    // parsed and walked.
+    if (!ESCAPED_UNSTORABLE.test(text)) return next();
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await c.req.raw.clone().text());
+      parsed = JSON.parse(text);
     } catch {
       return next();
     }
