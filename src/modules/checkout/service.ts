@@ -9,6 +9,7 @@ import { ordersRepo } from '../orders/repo.js';
 import { serializeOrder } from '../orders/serialize.js';
 import type { OrdersService } from '../orders/service.js';
 import { sessionsRepo } from './repo.js';
+import type { PublicSessionCache } from './public-cache.js';
 import { SESSION_DEFAULT_SECONDS } from './schemas.js';
 import { serializeSession } from './serialize.js';
 
@@ -29,7 +30,50 @@ export type CreateSessionInput = {
  * same transaction, with deadline_at = expires_at and the payer lock copied into the signed PayOrder.
  * The session token is a bearer secret in the hosted URL: only its hash is stored.
  */
-export function createCheckoutService(db: Db, config: Config, chains: ChainsService, orders: OrdersService) {
+export function createCheckoutService(db: Db, config: Config, chains: ChainsService, orders: OrdersService, cache?: PublicSessionCache) {
+  /**
+   * Public read for the hosted page and success-page spinners. Carries only what a buyer needs:
+   * display names, price, split, the signed order and chain details; no platform internals.
+   */
+  async function readPublic(hash: string) {
+    let s = await sessionsRepo.findPublic(db, hash);
+    if (!s) throw new AppError('not_found', 'No such checkout session.');
+    if (s.state === 'open' && s.expires_at.getTime() <= Date.now()) {
+      const order = await ordersRepo.findAnyById(db, s.order_id);
+      if (order) await orders.get(order.platform_id, order.id); // expires order + session (check on read)
+      s = (await sessionsRepo.findPublic(db, hash))!;
+    }
+    const order = serializeOrder((await ordersRepo.findAnyById(db, s.order_id))!);
+    const chain = chains.get(order.chain_id);
+    return {
+      session: s,
+      body: {
+        id: s.id,
+        object: 'checkout_session' as const,
+        state: s.state,
+        expires_at: s.expires_at.toISOString(),
+        success_url: s.success_url,
+        cancel_url: s.cancel_url,
+        payer_address: s.payer_address,
+        merchant: { name: s.merchant_name },
+        platform: { name: s.platform_name },
+        order: {
+          id: order.id, order_no: order.order_no, state: order.state, chain_id: order.chain_id, token: order.token,
+          token_address: order.token_address, amount: order.amount, computed_split: order.computed_split, pay_to: order.pay_to,
+          eip712: order.eip712, signature: order.signature, deadline_at: order.deadline_at, tx_hash: order.tx_hash,
+        },
+        chain: {
+          chain_id: chain.chainId,
+          name: chain.name,
+          // Only the devnet's RPC is handed to browsers; a production RPC URL may carry a provider key.
+          rpc_url: config.env === 'devnet' ? chain.rpcUrl : null,
+          confirmations_required: chain.confirmations,
+          block_explorer_url: chain.blockExplorerUrl,
+        },
+      },
+    };
+  }
+
   return {
     async create(platformId: string, input: CreateSessionInput) {
       const id = newId('cs');
@@ -65,46 +109,16 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
       });
     },
 
-    /**
-     * Public read for the hosted page and success-page spinners. Carries only what a buyer needs:
-     * display names, price, split, the signed order and chain details; no platform internals.
-     */
-    async readPublic(token: string) {
+    /** The public read as JSON text: polled by every buyer's page, so answered from `cache` when it can be. */
+    async readPublicJson(token: string): Promise<string> {
       if (!token.startsWith('cs_live_')) throw new AppError('not_found', 'No such checkout session.');
       const hash = sha256Hex(token);
-      let s = await sessionsRepo.findPublic(db, hash);
-      if (!s) throw new AppError('not_found', 'No such checkout session.');
-      if (s.state === 'open' && s.expires_at.getTime() <= Date.now()) {
-        const order = await ordersRepo.findAnyById(db, s.order_id);
-        if (order) await orders.get(order.platform_id, order.id); // expires order + session (check on read)
-        s = (await sessionsRepo.findPublic(db, hash))!;
-      }
-      const order = serializeOrder((await ordersRepo.findAnyById(db, s.order_id))!);
-      const chain = chains.get(order.chain_id);
-      return {
-        id: s.id,
-        object: 'checkout_session' as const,
-        state: s.state,
-        expires_at: s.expires_at.toISOString(),
-        success_url: s.success_url,
-        cancel_url: s.cancel_url,
-        payer_address: s.payer_address,
-        merchant: { name: s.merchant_name },
-        platform: { name: s.platform_name },
-        order: {
-          id: order.id, order_no: order.order_no, state: order.state, chain_id: order.chain_id, token: order.token,
-          token_address: order.token_address, amount: order.amount, computed_split: order.computed_split, pay_to: order.pay_to,
-          eip712: order.eip712, signature: order.signature, deadline_at: order.deadline_at, tx_hash: order.tx_hash,
-        },
-        chain: {
-          chain_id: chain.chainId,
-          name: chain.name,
-          // Only the devnet's RPC is handed to browsers; a production RPC URL may carry a provider key.
-          rpc_url: config.env === 'devnet' ? chain.rpcUrl : null,
-          confirmations_required: chain.confirmations,
-          block_explorer_url: chain.blockExplorerUrl,
-        },
-      };
+      const cached = cache?.get(hash);
+      if (cached !== undefined) return cached;
+      const { session, body } = await readPublic(hash);
+      const json = JSON.stringify(body);
+      cache?.set(hash, session.order_id, json, session.state === 'open' ? session.expires_at : new Date(8.64e15));
+      return json;
     },
   };
 }
