@@ -147,6 +147,17 @@ describe('request errors', () => {
       const unsafe = await h.request('GET', '/v1/me', { headers: { 'x-request-id': bad } });
       expect(expectError(unsafe, 401, 'unauthenticated').request_id).toMatch(/^req_/);
     }
+    // Responses built outside the app's context: better-auth's handler, the hosted pages, a 404, a 413.
+    const auth = await h.request('GET', '/api/auth/get-session', { headers: { 'x-request-id': 'client-trace-auth' } });
+    expect(auth.headers.get('x-request-id')).toBe('client-trace-auth');
+    expect(auth.headers.get('x-content-type-options')).toBe('nosniff');
+    const signIn = await h.request('POST', '/api/auth/sign-in/email', { body: { email: 'nobody@example.com', password: 'wrong-password-1' } });
+    expect(signIn.status).toBeGreaterThanOrEqual(400);
+    expect(signIn.headers.get('x-request-id')).toMatch(/^req_/);
+    for (const res of [await h.request('GET', '/v1/nothing-here'), await h.request('POST', '/v1/orders', { raw: 'x'.repeat(40_000), headers: { 'content-type': 'application/json' } })]) {
+      expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+      expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    }
   });
 
   it('answers authentication failures in the error shape', async () => {

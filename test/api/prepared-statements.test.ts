@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tx } from '../../src/db/client.js';
 import { createHarness, TEST_DB, type Harness } from '../helpers/harness.js';
 import { fakeChain, merchant, order } from '../helpers/factories.js';
 
@@ -14,7 +15,7 @@ describe.runIf(TEST_DB === 'postgres')('prepared statements on PostgreSQL', () =
   afterAll(() => h.close());
 
   /** The statements prepared on the connection that runs `fn` (one transaction = one connection). */
-  const preparedDuring = (fn: (tx: Parameters<Parameters<Harness['db']['transaction']>[0]['execute']>[0][0]) => Promise<unknown>) =>
+  const preparedDuring = (fn: (tx: Tx) => Promise<unknown>) =>
     h.db.transaction().execute(async (tx) => {
       await fn(tx);
       return (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(tx)).rows;

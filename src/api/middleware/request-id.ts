@@ -10,10 +10,14 @@ export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const incoming = c.req.header('x-request-id');
   const id = incoming && SAFE_ID.test(incoming) ? incoming : newId('req');
   c.set('requestId', id);
-  c.header('X-Request-Id', id);
+  c.header('X-Request-Id', id); // every response built through the context (c.json, errors) gets it
   const started = performance.now();
   await next();
-  c.header('X-Request-Id', id);
+  // A Response built elsewhere (better-auth's handler) did not see the prepared header. Setting it on the
+  // headers, not with c.header(): after the response is final, c.header() rebuilds the whole Response as a
+  // web stream (bench: a tenth of a cached public read).
+  const headers = c.res.headers;
+  if (!headers.has('x-request-id')) headers.set('X-Request-Id', id);
   const status = c.res.status;
   const log = c.get('logger');
   const entry = { request_id: id, method: c.req.method, path: redactSecrets(c.req.path), status, ms: Math.round(performance.now() - started) };
