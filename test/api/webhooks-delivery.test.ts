@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emitEvent, type EventType } from '../../src/modules/events/service.js';
 import { createWebhookDeliverer, type DelivererOptions } from '../../src/modules/webhooks/deliver.js';
+import { claimRepo } from '../../src/modules/webhooks/repo.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -298,6 +299,35 @@ describe('delivery', () => {
     expect(await deliverer().runOnce()).toBe(1);
     expect(r.received).toHaveLength(1);
     expect((await deliveryTo(event.id, ep.id)).state).toBe('succeeded');
+  });
+
+  it('does not lose a poke to the poll interval when a claim in flight ends right after it', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    await endpoint(p.secretKey, r.url());
+    let release!: () => void;
+    const gate = new Promise<void>((res) => { release = res; });
+    let claims = 0;
+    const original = claimRepo.claim;
+    const spy = vi.spyOn(claimRepo, 'claim').mockImplementation(async (db, limits) => {
+      const ids = await original(db, limits);
+      if (claims++ === 0) await gate; // the first claim (nothing due yet) is held open
+      return ids;
+    });
+    const d = deliverer();
+    try {
+      d.start(60_000); // the poll alone would not come back for a minute
+      while (claims === 0) await sleep(5);
+      await emit(p.platformId); // committed: what the indexer's afterCommit hook pokes for
+      d.poke();
+      release(); // the held claim ends before the poke's timer fires
+      const until = Date.now() + 5_000;
+      while (r.received.length === 0 && Date.now() < until) await sleep(10);
+      expect(r.received).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+      await d.stop();
+    }
   });
 
   it('holds the outcome while the database cannot record it and writes it once it can: no second send', async () => {

@@ -53,6 +53,7 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let stopping = false;
+  let wakeAt = 0;
   let lastInterval = 1000;
 
   /** The same bytes for every attempt of every delivery of an event (events/serialize.ts is the one shape). */
@@ -156,10 +157,19 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
     return next;
   }
 
+  /**
+   * Sets the next wake-up unless an earlier one is already set: a claim that ends just after a poke must not
+   * push the poke's immediate wake-up back to the poll interval (bench: 1 in 50 confirmations waited a
+   * full second for its webhook).
+   */
   function schedule(ms: number, intervalMs = lastInterval) {
     if (!running) return;
+    const at = Date.now() + ms;
+    if (timer !== undefined && wakeAt <= at) return;
     clearTimeout(timer);
+    wakeAt = at;
     timer = setTimeout(() => {
+      timer = undefined;
       claimAndStart()
         .catch((err) => log.error({ err }, 'webhook claim failed'))
         .finally(() => schedule(intervalMs));
@@ -190,6 +200,7 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
       running = false;
       stopping = true;
       clearTimeout(timer);
+      timer = undefined;
       await claiming;
       await Promise.all([...inflight]);
     },
