@@ -43,6 +43,18 @@ describe('POST /v1/orders', () => {
     expect(recovered).toBe(signer);
   });
 
+  it('answers the creation with exactly what every later read shows, byte for byte', async () => {
+    const created = await h.request('POST', '/v1/orders', {
+      key: p.secretKey,
+      body: { merchant_id: m.external_id, order_no: `same_${Date.now()}`, chain_id: 84532, token: 'USDC', amount: '7.25', metadata: { zeta: 1, a: 'x', nested: { b: [1, 2], aa: null } } },
+    });
+    expect(created.status).toBe(201);
+    const read = await h.request('GET', `/v1/orders/${created.body.id}`, { key: p.secretKey });
+    const listed = await h.request('GET', '/v1/orders?limit=1', { key: p.secretKey });
+    expect(read.text).toBe(created.text);
+    expect(JSON.stringify(listed.body.data[0])).toBe(created.text);
+  });
+
   it('defaults deadline_at to one hour and honours expires_in_seconds', async () => {
     const before = Date.now();
     const a = await order(h, p.secretKey, m.external_id);
