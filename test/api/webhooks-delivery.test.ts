@@ -26,8 +26,19 @@ async function receiver() {
   receivers.push(r);
   return r;
 }
-const deliverer = (opts: DelivererOptions = {}, env: 'devnet' | 'production' = 'devnet') =>
-  createWebhookDeliverer({ db: h.db, config: { env }, logger: h.services.logger }, { ...FAST, ...opts });
+const deliverer = (opts: DelivererOptions = {}, env: 'devnet' | 'production' = 'devnet', db: Harness['db'] = h.db) =>
+  createWebhookDeliverer({ db, config: { env }, logger: h.services.logger }, { ...FAST, ...opts });
+
+/** The test database whose transactions fail while `failing()` holds, as if PostgreSQL had gone away. */
+const failingTransactions = (failing: () => boolean) => new Proxy(h.db, {
+  get(target, prop) {
+    if (prop === 'transaction' && failing()) {
+      return () => ({ execute: async () => { throw new Error('Connection terminated unexpectedly'); } });
+    }
+    const v = Reflect.get(target, prop, target);
+    return typeof v === 'function' ? v.bind(target) : v;
+  },
+});
 
 async function endpoint(key: string, url: string, subscribed_events: string[] = ['*']) {
   const res = await h.request('POST', '/v1/webhooks/endpoints', { key, body: { url, subscribed_events } });
@@ -340,16 +351,11 @@ describe('delivery', () => {
     const event = await emit(p.platformId);
     // The database goes away right after the receiver got the event: the first three writes fail.
     let failures = 3;
-    const flaky = new Proxy(h.db, {
-      get(target, prop) {
-        if (prop === 'transaction' && r.received.length > 0 && failures > 0) {
-          return () => ({ execute: async () => { failures--; throw new Error('Connection terminated unexpectedly'); } });
-        }
-        const v = Reflect.get(target, prop, target);
-        return typeof v === 'function' ? v.bind(target) : v;
-      },
-    });
-    const d = createWebhookDeliverer({ db: flaky, config: { env: 'devnet' }, logger: h.services.logger }, FAST);
+    const d = deliverer({}, 'devnet', failingTransactions(() => {
+      if (r.received.length === 0 || failures === 0) return false;
+      failures--;
+      return true;
+    }));
     expect(await d.runOnce()).toBe(1);
     expect(failures).toBe(0);
     expect(r.received).toHaveLength(1);
@@ -365,16 +371,7 @@ describe('delivery', () => {
     const r = await receiver();
     const ep = await endpoint(p.secretKey, r.url());
     const event = await emit(p.platformId);
-    const flaky = new Proxy(h.db, {
-      get(target, prop) {
-        if (prop === 'transaction' && r.received.length > 0) {
-          return () => ({ execute: async () => { throw new Error('Connection terminated unexpectedly'); } });
-        }
-        const v = Reflect.get(target, prop, target);
-        return typeof v === 'function' ? v.bind(target) : v;
-      },
-    });
-    const d = createWebhookDeliverer({ db: flaky, config: { env: 'devnet' }, logger: h.services.logger }, { ...FAST, leaseMs: 600 });
+    const d = deliverer({ leaseMs: 600 }, 'devnet', failingTransactions(() => r.received.length > 0));
     const started = Date.now();
     expect(await d.runOnce()).toBe(1);
     expect(Date.now() - started).toBeLessThan(5_000);
