@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPublicSessionCache } from '../../src/modules/checkout/public-cache.js';
 
-const far = new Date(8.64e15);
 
 function clocked(opts: { ttlMs?: number; maxEntries?: number } = {}) {
   let t = 1_000_000;
@@ -12,7 +11,7 @@ function clocked(opts: { ttlMs?: number; maxEntries?: number } = {}) {
 describe('public session cache', () => {
   it('answers from memory for ttlMs, then misses', () => {
     const { cache, tick } = clocked({ ttlMs: 1_000 });
-    cache.set('h1', 'ord_1', '{"a":1}', far);
+    cache.set('h1', 'ord_1', '{"a":1}', null);
     expect(cache.get('h1')).toBe('{"a":1}');
     tick(999);
     expect(cache.get('h1')).toBe('{"a":1}');
@@ -35,8 +34,8 @@ describe('public session cache', () => {
 
   it("drops an order's answer when this process changes the order, and only that one", () => {
     const { cache } = clocked();
-    cache.set('h1', 'ord_1', 'one', far);
-    cache.set('h2', 'ord_2', 'two', far);
+    cache.set('h1', 'ord_1', 'one', null);
+    cache.set('h2', 'ord_2', 'two', null);
     cache.invalidateOrder('ord_1');
     cache.invalidateOrder('ord_unknown');
     expect(cache.get('h1')).toBeUndefined();
@@ -45,7 +44,7 @@ describe('public session cache', () => {
 
   it('holds at most maxEntries, evicting the oldest first', () => {
     const { cache } = clocked({ maxEntries: 3 });
-    for (const i of [1, 2, 3, 4]) cache.set(`h${i}`, `ord_${i}`, `b${i}`, far);
+    for (const i of [1, 2, 3, 4]) cache.set(`h${i}`, `ord_${i}`, `b${i}`, null);
     expect(cache.size()).toBe(3);
     expect(cache.get('h1')).toBeUndefined();
     expect([cache.get('h2'), cache.get('h3'), cache.get('h4')]).toEqual(['b2', 'b3', 'b4']);
@@ -56,8 +55,8 @@ describe('public session cache', () => {
 
   it('refilling a token replaces its entry instead of growing', () => {
     const { cache } = clocked();
-    cache.set('h1', 'ord_1', 'old', far);
-    cache.set('h1', 'ord_1', 'new', far);
+    cache.set('h1', 'ord_1', 'old', null);
+    cache.set('h1', 'ord_1', 'new', null);
     expect(cache.size()).toBe(1);
     expect(cache.get('h1')).toBe('new');
   });

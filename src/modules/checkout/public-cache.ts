@@ -33,9 +33,9 @@ export function createPublicSessionCache(opts: { ttlMs?: number; maxEntries?: nu
       drop(tokenHash);
       return undefined;
     },
-    /** `expiresAt`: the session's expiry; an open session's answer changes then (it is expired on read). */
-    set(tokenHash: string, orderId: string, body: string, expiresAt: Date) {
-      const until = Math.min(now() + ttlMs, expiresAt.getTime());
+    /** `expiresAt`: when the answer changes by itself (an open session is expired on read), or null. */
+    set(tokenHash: string, orderId: string, body: string, expiresAt: Date | null) {
+      const until = Math.min(now() + ttlMs, expiresAt?.getTime() ?? Infinity);
       if (until <= now()) return;
       drop(tokenHash);
       // Map keeps insertion order: the oldest entry goes first when full.

@@ -117,7 +117,7 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
       if (cached !== undefined) return cached;
       const { session, body } = await readPublic(hash);
       const json = JSON.stringify(body);
-      cache?.set(hash, session.order_id, json, session.state === 'open' ? session.expires_at : new Date(8.64e15));
+      cache?.set(hash, session.order_id, json, session.state === 'open' ? session.expires_at : null);
       return json;
     },
   };
