@@ -62,7 +62,7 @@ const commands: Record<string, (args: any) => Promise<unknown>> = {
   sessions: async ({ n }: { n: number }) => {
     const tokens: string[] = [];
     for (let i = 0; i < n; i++) {
-      const s = await services.checkout.create(p.platformId, { merchant_id: m.external_id, order_no: `cs_seed_${i}_${Date.now()}`, chain_id: 84532, amount: '12.50' });
+      const s = await services.checkout.create({ platformId: p.platformId, uncheckedKeyId: null }, { merchant_id: m.external_id, order_no: `cs_seed_${i}_${Date.now()}`, chain_id: 84532, amount: '12.50' });
       tokens.push(s.url.split('/').pop()!);
     }
     return tokens;

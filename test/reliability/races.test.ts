@@ -101,4 +101,20 @@ describe('different keys competing for one unique value', () => {
     const after = await Promise.all(Array.from({ length: 10 }, () => h.request('GET', '/v1/orders?limit=1', { key })));
     expect(after.every((r) => r.status === 401)).toBe(true);
   });
+
+  it('a revoked key this instance remembers creates no order, however many requests race the revocation', async () => {
+    const rolled = await h.request('POST', '/v1/developers/keys', { key: P.secretKey });
+    const key = rolled.body.key as string;
+    // Orders with this key: the instance now remembers both the key and the merchant (one statement per order).
+    const warm = await Promise.all(Array.from({ length: 8 }, (_, i) => h.request('POST', '/v1/orders', { key, body: orderBody(`race-warm-${i}`) })));
+    expect(warm.every((r) => r.status === 201)).toBe(true);
+    const during = Array.from({ length: 16 }, (_, i) => h.request('POST', '/v1/orders', { key, body: orderBody(`race-during-${i}`) }));
+    const revoked = await h.request('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { key: P.secretKey });
+    expect(revoked.status).toBe(200);
+    // In flight while the revocation commits: each either wrote its order or was refused, nothing else.
+    expect((await Promise.all(during)).map((r) => r.status).filter((s) => s !== 201 && s !== 401)).toEqual([]);
+    const after = await Promise.all(Array.from({ length: 16 }, (_, i) => h.request('POST', '/v1/orders', { key, body: orderBody(`race-after-${i}`) })));
+    expect(after.every((r) => r.status === 401)).toBe(true);
+    expect(await h.db.selectFrom('orders').select('id').where('order_no', 'like', 'race-after-%').execute()).toHaveLength(0);
+  });
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { platformIdOf } from '../middleware/auth.js';
+import { callerOf } from '../middleware/auth.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse } from '../openapi.js';
 import { CheckoutSession, CreateSessionRequest, PublicCheckoutSession, SessionTokenParams } from '../../modules/checkout/schemas.js';
 
@@ -16,7 +16,7 @@ const read = createRoute({
 });
 
 export const checkoutRoutes = createRouter()
-  .openapi(create, async (c) => c.json(await c.get('services').checkout.create(platformIdOf(c.get('principal')), c.req.valid('json')), 201))
+  .openapi(create, async (c) => c.json(await c.get('services').checkout.create(callerOf(c.get('principal')), c.req.valid('json')), 201))
   .openapi(read, async (c) => {
     const json = await c.get('services').checkout.readPublicJson(c.req.valid('param').token);
     // The JSON text of a PublicCheckoutSession, serialised once and possibly cached (modules/checkout/public-cache.ts);

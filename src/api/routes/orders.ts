@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { platformIdOf } from '../middleware/auth.js';
+import { callerOf, platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, z } from '../openapi.js';
 import { CreateOrderRequest, ListOrdersQuery, Order, OrderSummary } from '../../modules/orders/schemas.js';
 import { serializeOrder } from '../../modules/orders/serialize.js';
@@ -28,7 +28,7 @@ const get = createRoute({
 
 export const orderRoutes = createRouter()
   .openapi(create, async (c) => {
-    const order = await c.get('services').orders.create(platformIdOf(c.get('principal')), c.req.valid('json'));
+    const order = await c.get('services').orders.create(callerOf(c.get('principal')), c.req.valid('json'));
     return c.json(serializeOrder(order), 201);
   })
   .openapi(list, async (c) => c.json(await c.get('services').orders.list(platformIdOf(c.get('principal')), c.req.valid('query')), 200))

@@ -7,7 +7,7 @@ import type { ChainsService } from '../chains/service.js';
 import { recordResponseInTx } from '../idempotency/context.js';
 import { ordersRepo } from '../orders/repo.js';
 import { serializeOrder } from '../orders/serialize.js';
-import type { OrdersService } from '../orders/service.js';
+import type { Caller, OrdersService } from '../orders/service.js';
 import { sessionsRepo } from './repo.js';
 import type { PublicSessionCache } from './public-cache.js';
 import { SESSION_DEFAULT_SECONDS } from './schemas.js';
@@ -75,11 +75,12 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
   }
 
   return {
-    async create(platformId: string, input: CreateSessionInput) {
+    async create(caller: Caller, input: CreateSessionInput) {
+      const { platformId } = caller;
       const id = newId('cs');
       const token = newSecret('cs_live');
       const expiresAt = new Date(Date.now() + (input.expires_in_seconds ?? SESSION_DEFAULT_SECONDS) * 1000);
-      const prepared = await orders.prepare(platformId, {
+      const prepared = await orders.prepare(caller, {
         merchantExternalId: input.merchant_id,
         orderNo: input.order_no,
         chainId: input.chain_id,

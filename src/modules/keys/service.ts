@@ -13,6 +13,7 @@ const hint = (raw: string) => `${raw.slice(0, raw.indexOf('_', 3) + 1)}…${raw.
 /** last_used_at is written at most once a minute per key (and instance); the repo's own guard covers other instances. */
 const TOUCH_EVERY_MS = 60_000;
 const TOUCH_MEMORY = 10_000;
+const IDENTITY_MEMORY = 10_000;
 
 export function createKeysService(db: Db) {
   // Only *when* a key was last written is remembered here, never whether it is valid: revocation is still
@@ -25,6 +26,15 @@ export function createKeysService(db: Db) {
     if (touchedAt.size >= TOUCH_MEMORY) touchedAt.clear();
     touchedAt.set(id, now);
     keysRepo.touch(db, id, new Date(now)).catch(() => touchedAt.delete(id));
+  }
+
+  // Which platform and kind a key hash belongs to, once a lookup found it valid. Both columns are never
+  // updated, so this can only go stale by the key being revoked, which `recall` leaves to the caller's own
+  // statement to check (`liveKeyCondition`). Keyed by the SHA-256, never by the secret itself.
+  const identities = new Map<string, AuthenticatedKey>();
+  function remember(digest: string, key: AuthenticatedKey) {
+    if (identities.size >= IDENTITY_MEMORY) identities.clear();
+    identities.set(digest, key);
   }
 
   async function issue(tx: Executor, platformId: string, kind: KeyKind) {
@@ -54,7 +64,24 @@ export function createKeysService(db: Db) {
       const row = await keysRepo.findByHash(db, digest);
       if (!row || !safeEqual(row.key_hash, digest) || row.revoked_at) return null;
       touch(row.id, Date.now());
-      return { keyId: row.id, platformId: row.platform_id, kind: row.kind };
+      const key: AuthenticatedKey = { keyId: row.id, platformId: row.platform_id, kind: row.kind };
+      remember(digest, key);
+      return key;
+    },
+
+    /**
+     * Who a key was the last time `authenticate` found it valid on this instance, without reading it, or
+     * null. NOT proof that it is still valid: whoever uses this must check the key is unrevoked in the same
+     * statement that acts on it (api/middleware/auth.ts allows it only for such routes).
+     */
+    recall(raw: string): AuthenticatedKey | null {
+      if (!/^(sk|pk)_live_[0-9A-Za-z]{16,64}$/.test(raw)) return null;
+      return identities.get(sha256Hex(raw)) ?? null;
+    },
+
+    /** Records a use of a key whose validity a statement of its caller has just confirmed (throttled). */
+    touched(keyId: string) {
+      touch(keyId, Date.now());
     },
 
     list: (platformId: string) => keysRepo.listForPlatform(db, platformId),

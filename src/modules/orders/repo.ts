@@ -1,26 +1,87 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/client.js';
+import { precompiled } from '../../db/precompiled.js';
 import type { Cursor } from '../../db/pagination.js';
 import type { OrderState, OrdersTable } from '../../db/schema.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
+const signingContextBase = (db: Executor, platformId: string, merchantExternalId: string) =>
+  db.selectFrom('platforms as p')
+    .leftJoin('merchants as m', (j) => j.onRef('m.platform_id', '=', 'p.id').on('m.external_id', '=', merchantExternalId))
+    .select([
+      'p.platform_fee_bps', 'p.platform_wallet', 'm.id as merchant_id', 'm.external_id', 'm.merchant_wallet', 'm.reserve_bps',
+      'm.chain_id', 'm.state',
+    ])
+    .where('p.id', '=', platformId);
+const signingContextQuery = precompiled(signingContextBase);
+// The caller's API key when it has not been read yet: no row unless it belongs to this platform and is unrevoked.
+const signingContextWithKeyQuery = precompiled((db: Executor, platformId: string, merchantExternalId: string, keyId: string) =>
+  signingContextBase(db, platformId, merchantExternalId).where((eb) => eb.exists(eb.selectFrom('api_keys as k').select('k.id')
+    .where('k.id', '=', keyId).whereRef('k.platform_id', '=', 'p.id').where('k.revoked_at', 'is', null))));
+
+/** The columns a new order sets; the rest keep their defaults. `prepare` in service.ts builds exactly these. */
+export const NEW_ORDER_COLUMNS = [
+  'id', 'platform_id', 'merchant_id', 'merchant_external_id', 'order_no', 'chain_id', 'token', 'token_address', 'amount',
+  'service_fee_bps', 'platform_fee_bps', 'reserve_bps', 'service_fee', 'platform_fee', 'merchant_gross', 'reserve_hold',
+  'merchant_available', 'metadata', 'state', 'pay_to', 'onchain_id', 'payer_address', 'merchant_wallet', 'platform_wallet',
+  'eip712', 'signature', 'deadline_at', 'checkout_session_id',
+] as const;
+export type NewOrderRow = { [K in (typeof NEW_ORDER_COLUMNS)[number]]: Insertable<OrdersTable>[K] };
+
+/** What an order froze from its platform and merchant rows, to be found unchanged when it is inserted. */
+export type FrozenContext = {
+  platformId: string; platformFeeBps: number; platformWallet: string;
+  merchantId: string; merchantWallet: string; reserveBps: number; chainId: number;
+};
+
+const insertIfCurrentBase = (db: Executor, c: { [K in keyof FrozenContext]: FrozenContext[K] }, values: unknown[]) =>
+  db.selectNoFrom(NEW_ORDER_COLUMNS.map((column, i) => sql.val(values[i]).as(column)))
+    .where((eb) => eb.exists(eb.selectFrom('platforms as p').innerJoin('merchants as m', 'm.platform_id', 'p.id').select('m.id')
+      .where('p.id', '=', c.platformId).where('p.platform_fee_bps', '=', c.platformFeeBps).where('p.platform_wallet', '=', c.platformWallet)
+      .where('m.id', '=', c.merchantId).where('m.state', '=', 'active').where('m.merchant_wallet', '=', c.merchantWallet)
+      .where('m.reserve_bps', '=', c.reserveBps).where('m.chain_id', '=', c.chainId)));
+// INSERT … SELECT: PostgreSQL types each parameter of the select list by the column it is inserted into.
+const insertIfCurrentQuery = precompiled((db: Executor, platformId: string, platformFeeBps: number, platformWallet: string,
+  merchantId: string, merchantWallet: string, reserveBps: number, chainId: number, ...values: unknown[]) =>
+  db.insertInto('orders').columns(NEW_ORDER_COLUMNS)
+    .expression(insertIfCurrentBase(db, { platformId, platformFeeBps, platformWallet, merchantId, merchantWallet, reserveBps, chainId }, values))
+    .returningAll());
+const insertIfCurrentWithKeyQuery = precompiled((db: Executor, keyId: string, platformId: string, platformFeeBps: number, platformWallet: string,
+  merchantId: string, merchantWallet: string, reserveBps: number, chainId: number, ...values: unknown[]) =>
+  db.insertInto('orders').columns(NEW_ORDER_COLUMNS)
+    .expression(insertIfCurrentBase(db, { platformId, platformFeeBps, platformWallet, merchantId, merchantWallet, reserveBps, chainId }, values)
+      .where((eb) => eb.exists(eb.selectFrom('api_keys as k').select('k.id')
+        .where('k.id', '=', keyId).where('k.platform_id', '=', platformId).where('k.revoked_at', 'is', null))))
+    .returningAll());
+
 export const ordersRepo = {
   insert: (db: Executor, row: Insertable<OrdersTable>) => db.insertInto('orders').values(row).returningAll().executeTakeFirstOrThrow(),
 
   /**
-   * Everything signing an order reads, in one round trip instead of two: the platform's fee rate and wallet,
-   * and its merchant with this external id (null columns when there is none). The hot path of order and
-   * checkout creation; the platforms and merchants services own these rows everywhere else.
+   * Inserts the order only if its platform and merchant rows still hold what it froze (fee rate, wallets,
+   * reserve, chain; the merchant active) and, with `liveKeyId`, that API key of the platform is unrevoked:
+   * one statement for an order signed from remembered rows. No row (undefined) when anything changed.
    */
-  async signingContext(db: Executor, platformId: string, merchantExternalId: string) {
-    const r = await db.selectFrom('platforms as p')
-      .leftJoin('merchants as m', (j) => j.onRef('m.platform_id', '=', 'p.id').on('m.external_id', '=', merchantExternalId))
-      .select([
-        'p.platform_fee_bps', 'p.platform_wallet', 'm.id as merchant_id', 'm.external_id', 'm.merchant_wallet', 'm.reserve_bps',
-        'm.chain_id', 'm.state',
-      ])
-      .where('p.id', '=', platformId).executeTakeFirst();
+  insertIfCurrent(db: Executor, row: NewOrderRow, c: FrozenContext, liveKeyId: string | null): Promise<OrderRow | undefined> {
+    const values = NEW_ORDER_COLUMNS.map((column) => row[column]);
+    const frozen = [c.platformId, c.platformFeeBps, c.platformWallet, c.merchantId, c.merchantWallet, c.reserveBps, c.chainId] as const;
+    return liveKeyId === null
+      ? insertIfCurrentQuery.executeTakeFirst(db, ...frozen, ...values) as Promise<OrderRow | undefined>
+      : insertIfCurrentWithKeyQuery.executeTakeFirst(db, liveKeyId, ...frozen, ...values) as Promise<OrderRow | undefined>;
+  },
+
+  /**
+   * Everything signing an order reads, in one round trip instead of two: the platform's fee rate and wallet,
+   * and its merchant with this external id (null columns when there is none); with `liveKeyId`, also whether
+   * that API key of the platform is still unrevoked (no row when it is not), in place of a lookup of its own.
+   * The hot path of order and checkout creation, hence precompiled; the platforms and merchants services own
+   * these rows everywhere else.
+   */
+  async signingContext(db: Executor, platformId: string, merchantExternalId: string, liveKeyId: string | null) {
+    const r = liveKeyId === null
+      ? await signingContextQuery.executeTakeFirst(db, platformId, merchantExternalId)
+      : await signingContextWithKeyQuery.executeTakeFirst(db, platformId, merchantExternalId, liveKeyId);
     if (!r) return undefined;
     const platform = { platform_fee_bps: r.platform_fee_bps, platform_wallet: r.platform_wallet };
     if (r.merchant_id === null || r.external_id === null || r.merchant_wallet === null || r.reserve_bps === null || r.chain_id === null || r.state === null) {

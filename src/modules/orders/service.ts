@@ -13,7 +13,7 @@ import type { ChainsService } from '../chains/service.js';
 import type { OrderPaidEvent } from '../indexer/events.js';
 import { emitEvent, type EventType } from '../events/service.js';
 import { recordResponseInTx, recordsResponse } from '../idempotency/context.js';
-import { ordersRepo, type OrderRow } from './repo.js';
+import { ordersRepo, type FrozenContext, type NewOrderRow, type OrderRow } from './repo.js';
 import { serializeOrder } from './serialize.js';
 import { computeSplit } from './split.js';
 import { ORDER_TRANSITIONS, invalidTransitionMessage, type OrderTrigger } from './state.js';
@@ -29,39 +29,69 @@ export type NewOrderInput = {
   checkoutSessionId: string | null;
 };
 
-// Order creation reads the platform and merchant rows in one query of its own (ordersRepo.signingContext):
-// it is the hot path.
+/**
+ * Who creates an order: the platform, and the API key that still has to be found unrevoked when the request's
+ * key was recognised from memory rather than read (api/middleware/auth.ts, `callerOf`): the statement that
+ * reads the signing context or inserts the order checks it (ordersRepo `signingContext`, `insertIfCurrent`).
+ */
+export type Caller = { platformId: string; uncheckedKeyId: string | null };
 export type OrdersHooks = {
   /** Called whenever a transition of the order was written (inside its transaction). */
   onTransition?: (orderId: string) => void;
 };
 
+/** The platform and merchant rows an order is signed from, as `ordersRepo.signingContext` reads them. */
+type SigningContext = {
+  platform: { platform_fee_bps: number; platform_wallet: string };
+  merchant: { id: string; external_id: string; merchant_wallet: string; reserve_bps: number; chain_id: number; state: string };
+};
+const CONTEXT_MEMORY = 10_000;
+
 export function createOrdersService(db: Db, config: Config, chains: ChainsService, hooks: OrdersHooks = {}) {
   let signer: ReturnType<typeof createPayOrderSigner> | undefined;
   const signPayOrder = (chainId: number, router: Address, msg: PayOrderMessage) =>
     (signer ??= createPayOrderSigner(chains.requireSigner()))(chainId, router, msg);
-  /**
-   * Validate, split and sign outside any transaction (signing is CPU work), returning the row to insert.
-   * The fee rates are frozen onto the order: later changes to the platform or merchant never alter it.
-   */
-  async function prepare(platformId: string, input: NewOrderInput) {
-    const chain = chains.get(input.chainId);
-    const parsed = parseAmount(input.amount);
+
+  // The platform and merchant rows each order was last signed from, per (platform, merchant external id).
+  // Never trusted: an order signed from them is inserted only if the rows still match (`create`).
+  const contexts = new Map<string, SigningContext>();
+  const contextKey = (platformId: string, merchantExternalId: string) => `${platformId}\u0000${merchantExternalId}`;
+  function remember(key: string, context: SigningContext) {
+    if (contexts.size >= CONTEXT_MEMORY) contexts.clear();
+    contexts.set(key, context);
+  }
+
+  function parseUnits(amount: string) {
+    const parsed = parseAmount(amount);
     if (!parsed.ok) throw new AppError('validation_failed', `amount ${parsed.reason}`, 'amount');
-    const found = await ordersRepo.signingContext(db, platformId, input.merchantExternalId);
-    if (!found) throw notFound('platform');
+    return parsed.units;
+  }
+
+  /** Reads what signing needs (and, for a key not read yet, that it is unrevoked), with the API's errors. */
+  async function readContext({ platformId, uncheckedKeyId }: Caller, input: NewOrderInput): Promise<SigningContext> {
+    const found = await ordersRepo.signingContext(db, platformId, input.merchantExternalId, uncheckedKeyId);
+    if (!found) throw uncheckedKeyId === null ? notFound('platform') : new AppError('unauthenticated', 'Invalid or revoked API key.');
     const { platform, merchant } = found;
     if (!merchant) throw new AppError('not_found', `No merchant with external_id '${input.merchantExternalId}'.`, 'merchant_id');
     if (merchant.state !== 'active') throw new AppError('invalid_state', `Merchant '${merchant.external_id}' is ${merchant.state}.`, 'merchant_id');
     if (merchant.chain_id !== input.chainId) {
       throw new AppError('validation_failed', `Merchant '${merchant.external_id}' is on chain ${merchant.chain_id}, not ${input.chainId}.`, 'chain_id');
     }
-    const split = computeSplit(parsed.units, config.serviceFeeBps, platform.platform_fee_bps, merchant.reserve_bps);
+    return { platform, merchant };
+  }
+
+  /**
+   * Split and sign (CPU work, outside any transaction), returning the row to insert. The fee rates and
+   * wallets are frozen onto the order: later changes to the platform or merchant never alter it.
+   */
+  async function signRow(platformId: string, { platform, merchant }: SigningContext, units: bigint, input: NewOrderInput): Promise<NewOrderRow> {
+    const chain = chains.get(input.chainId);
+    const split = computeSplit(units, config.serviceFeeBps, platform.platform_fee_bps, merchant.reserve_bps);
     const id = newId('ord');
     const message: PayOrderMessage = {
       orderId: toBytes32Id(id),
       token: chain.usdc,
-      amount: parsed.units,
+      amount: units,
       payer: input.payer ?? zeroAddress,
       merchant: merchant.merchant_wallet as Address,
       platform: platform.platform_wallet as Address,
@@ -80,7 +110,7 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
       chain_id: chain.chainId,
       token: 'USDC',
       token_address: chain.usdc,
-      amount: parsed.units,
+      amount: units,
       service_fee_bps: config.serviceFeeBps,
       platform_fee_bps: platform.platform_fee_bps,
       reserve_bps: merchant.reserve_bps,
@@ -90,7 +120,7 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
       reserve_hold: split.reserveHold,
       merchant_available: split.merchantAvailable,
       metadata: JSON.stringify(input.metadata),
-      state: 'pending_payment' as const,
+      state: 'pending_payment',
       pay_to: chain.router,
       onchain_id: message.orderId,
       payer_address: input.payer,
@@ -103,15 +133,37 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
     };
   }
 
-  async function insertPrepared(tx: Executor, row: Awaited<ReturnType<typeof prepare>>): Promise<OrderRow> {
+  /** Validate, read the platform and merchant, split and sign: the row to insert (checkout sessions use it). */
+  async function prepare(caller: Caller, input: NewOrderInput): Promise<NewOrderRow> {
+    chains.get(input.chainId);
+    const units = parseUnits(input.amount);
+    return signRow(caller.platformId, await readContext(caller, input), units, input);
+  }
+
+  /** With `frozen`: only if those rows are unchanged (undefined otherwise), see `create`. */
+  async function insertPrepared(tx: Executor, row: NewOrderRow): Promise<OrderRow>;
+  async function insertPrepared(tx: Executor, row: NewOrderRow, frozen: FrozenContext, liveKeyId: string | null): Promise<OrderRow | undefined>;
+  async function insertPrepared(tx: Executor, row: NewOrderRow, frozen?: FrozenContext, liveKeyId: string | null = null) {
     try {
-      return await ordersRepo.insert(tx, row);
+      return frozen ? await ordersRepo.insertIfCurrent(tx, row, frozen, liveKeyId) : await ordersRepo.insert(tx, row);
     } catch (err) {
       if (isUniqueViolation(err, 'orders_order_no_live')) {
         throw new AppError('conflict', `order_no '${row.order_no}' is already used on this platform.`, 'order_no');
       }
       throw err;
     }
+  }
+
+  /** Writes a new order, with its stored answer when the request carries an Idempotency-Key. */
+  function write(insert: (ex: Executor) => Promise<OrderRow | undefined>) {
+    // Without an Idempotency-Key nothing is written with the order, and one INSERT is atomic by itself:
+    // BEGIN and COMMIT would be two more round trips on the hottest path (bench: −0.3 ms CPU per order).
+    if (!recordsResponse()) return insert(db);
+    return db.transaction().execute(async (tx) => {
+      const order = await insert(tx);
+      if (order) await recordResponseInTx(tx, 201, serializeOrder(order));
+      return order;
+    });
   }
 
   /**
@@ -148,8 +200,14 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
     insertPrepared,
     transition,
 
-    async create(platformId: string, body: { merchant_id: string; order_no: string; chain_id: number; amount: string; metadata?: Record<string, unknown> | undefined; expires_in_seconds?: number | undefined }) {
-      const row = await prepare(platformId, {
+    /**
+     * One statement per order once this instance has signed for the merchant: the order is signed from the
+     * platform and merchant rows as last read, and inserted only if they still say the same and the key is
+     * unrevoked (`ordersRepo.insertIfCurrent`). Otherwise, and the first time, the rows are read (with the
+     * API's errors) and remembered. A change made anywhere, by any instance, is therefore never signed past.
+     */
+    async create(caller: Caller, body: { merchant_id: string; order_no: string; chain_id: number; amount: string; metadata?: Record<string, unknown> | undefined; expires_in_seconds?: number | undefined }) {
+      const input: NewOrderInput = {
         merchantExternalId: body.merchant_id,
         orderNo: body.order_no,
         chainId: body.chain_id,
@@ -158,15 +216,25 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
         deadline: new Date(Date.now() + (body.expires_in_seconds ?? 3600) * 1000),
         payer: null,
         checkoutSessionId: null,
-      });
-      // Without an Idempotency-Key nothing is written with the order, and one INSERT is atomic by itself:
-      // BEGIN and COMMIT would be two more round trips on the hottest path (bench: −0.3 ms CPU per order).
-      if (!recordsResponse()) return insertPrepared(db, row);
-      return db.transaction().execute(async (tx) => {
-        const order = await insertPrepared(tx, row);
-        await recordResponseInTx(tx, 201, serializeOrder(order));
-        return order;
-      });
+      };
+      chains.get(input.chainId);
+      const units = parseUnits(input.amount);
+      const key = contextKey(caller.platformId, input.merchantExternalId);
+      const known = contexts.get(key);
+      if (known && known.merchant.chain_id === input.chainId) {
+        const row = await signRow(caller.platformId, known, units, input);
+        const frozen: FrozenContext = {
+          platformId: caller.platformId, platformFeeBps: known.platform.platform_fee_bps, platformWallet: known.platform.platform_wallet,
+          merchantId: known.merchant.id, merchantWallet: known.merchant.merchant_wallet, reserveBps: known.merchant.reserve_bps, chainId: known.merchant.chain_id,
+        };
+        const order = await write((ex) => insertPrepared(ex, row, frozen, caller.uncheckedKeyId));
+        if (order) return order;
+        contexts.delete(key);
+      }
+      const context = await readContext(caller, input);
+      remember(key, context);
+      const row = await signRow(caller.platformId, context, units, input);
+      return (await write((ex) => insertPrepared(ex, row)))!;
     },
 
     /** Reading a pending order past its deadline expires it first, so nobody sees a stale state. */
