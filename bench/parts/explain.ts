@@ -87,6 +87,22 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
     const mmid = (await client.query(`select created_at, id from merchants where platform_id = $1 order by created_at desc, id desc offset 200 limit 1`, [P])).rows[0];
     const endpoint = (await client.query(`select id from webhook_endpoints where platform_id = $1 limit 1`, [P])).rows[0].id;
     const cursor = { createdAt: mid.created_at, id: mid.id };
+    // A merchant of P and its platform's signing columns, for the order-creation statements.
+    const sm = (await client.query(`select m.id, m.external_id, m.merchant_wallet, m.reserve_bps, m.chain_id, p.platform_fee_bps, p.platform_wallet
+      from merchants m join platforms p on p.id = m.platform_id where m.platform_id = $1 and m.state = 'active' limit 1`, [P])).rows[0];
+    const key = (await client.query(`select id from api_keys where platform_id = $1 and revoked_at is null limit 1`, [P])).rows[0].id;
+    const frozen = {
+      platformId: P, platformFeeBps: sm.platform_fee_bps, platformWallet: sm.platform_wallet, merchantId: sm.id,
+      merchantWallet: sm.merchant_wallet, reserveBps: sm.reserve_bps, chainId: sm.chain_id,
+    };
+    const newOrder = {
+      id: 'ord_explain', platform_id: P, merchant_id: sm.id, merchant_external_id: sm.external_id, order_no: 'explain-1', chain_id: sm.chain_id,
+      token: 'USDC', token_address: '0x' + '1'.repeat(40), amount: 25_000_000n, service_fee_bps: 100, platform_fee_bps: sm.platform_fee_bps,
+      reserve_bps: sm.reserve_bps, service_fee: 250_000n, platform_fee: 1_250_000n, merchant_gross: 23_500_000n, reserve_hold: 2_350_000n,
+      merchant_available: 21_150_000n, metadata: '{}', state: 'pending_payment' as const, pay_to: '0x' + '2'.repeat(40), onchain_id: '0x' + 'e'.repeat(64),
+      payer_address: null, merchant_wallet: sm.merchant_wallet, platform_wallet: sm.platform_wallet, eip712: '{}', signature: '0x' + '3'.repeat(130),
+      deadline_at: new Date(Date.now() + 3_600_000), checkout_session_id: null,
+    };
 
     let captured: CompiledQuery | null = null;
     const dry = new Kysely<DB>({
@@ -114,6 +130,8 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
       ['public session read (token hash)', (d) => sessionsRepo.findPublic(d, sha256Hex('cs_live_fill77'))],
       ['order by onchain id (indexer)', (d) => ordersRepo.findByOnchainId(d, '0x' + 'a'.repeat(64))],
       ['api key by hash (auth)', (d) => keysRepo.findByHash(d, sha256Hex('sk_live_x'))],
+      ['signing context with key check (first order for a merchant)', (d) => ordersRepo.signingContext(d, P, sm.external_id, key)],
+      ['order insert if rows and key unchanged (every later order)', (d) => ordersRepo.insertIfCurrent(d, newOrder, frozen, key), true],
       ['orders summary counts', (d) => ordersRepo.counts(d, P)],
     ];
     const queries: Explained[] = [];

@@ -81,6 +81,7 @@ export async function benchCheckout(svc: ServiceHandle, o: { seconds: number }) 
   const tokens = await svc.call<string[]>('sessions', { n: 200 });
   const randomPath = () => `/v1/checkout/sessions/${tokens[Math.floor(Math.random() * tokens.length)]}`;
   const reads: LoadResult[] = [];
+  await load({ url: `${base}${randomPath()}`, path: randomPath, connections: 16, seconds: 2 }); // warm-up, as for orders
   for (const c of [16, 64]) {
     log(`checkout/${svc.kind}: public read c=${c}`);
     reads.push(await withCpu(svc, () => load({ url: `${base}${randomPath()}`, path: randomPath, connections: c, seconds: o.seconds })));

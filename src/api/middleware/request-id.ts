@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { newId } from '../../lib/ids.js';
-import { redactSecrets } from '../../lib/logger.js';
+import { accessLogger, redactSecrets } from '../../lib/logger.js';
 import type { AppEnv } from '../context.js';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -19,7 +19,7 @@ export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const headers = c.res.headers;
   if (!headers.has('x-request-id')) headers.set('X-Request-Id', id);
   const status = c.res.status;
-  const log = c.get('logger');
+  const log = accessLogger(c.get('logger'));
   const entry = { request_id: id, method: c.req.method, path: redactSecrets(c.req.path), status, ms: Math.round(performance.now() - started) };
   if (status >= 500) log.error(entry, 'request');
   else log.info(entry, 'request');
