@@ -5,7 +5,6 @@ import { AppError } from '../../lib/errors.js';
 import { newId, newSecret, sha256Hex } from '../../lib/ids.js';
 import type { ChainsService } from '../chains/service.js';
 import { recordResponseInTx } from '../idempotency/context.js';
-import { ordersRepo } from '../orders/repo.js';
 import { serializeOrder } from '../orders/serialize.js';
 import type { Caller, OrdersService } from '../orders/service.js';
 import { sessionsRepo } from './repo.js';
@@ -36,14 +35,14 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
    * display names, price, split, the signed order and chain details; no platform internals.
    */
   async function readPublic(hash: string) {
-    let s = await sessionsRepo.findPublic(db, hash);
-    if (!s) throw new AppError('not_found', 'No such checkout session.');
-    if (s.state === 'open' && s.expires_at.getTime() <= Date.now()) {
-      const order = await ordersRepo.findAnyById(db, s.order_id);
-      if (order) await orders.get(order.platform_id, order.id); // expires order + session (check on read)
-      s = (await sessionsRepo.findPublic(db, hash))!;
+    let found = await sessionsRepo.findPublic(db, hash);
+    if (!found) throw new AppError('not_found', 'No such checkout session.');
+    if (found.session.state === 'open' && found.session.expires_at.getTime() <= Date.now()) {
+      await orders.get(found.order.platform_id, found.order.id); // expires order + session (check on read)
+      found = (await sessionsRepo.findPublic(db, hash))!;
     }
-    const order = serializeOrder((await ordersRepo.findAnyById(db, s.order_id))!);
+    const s = found.session;
+    const order = serializeOrder(found.order);
     const chain = chains.get(order.chain_id);
     return {
       session: s,
