@@ -54,8 +54,8 @@ export const resolvePrincipal = (): MiddlewareHandler<AppEnv> => async (c, next)
 const INVALID_KEY = 'Invalid or revoked API key.';
 
 /**
- * The routes whose service checks that the key is unrevoked inside the statement that reads what the
- * request acts on (order and checkout creation: `callerOf`, orders `signingContext`). For them a secret key
+ * The routes whose service checks that the key is unrevoked inside the statement that acts (order and
+ * checkout creation: `callerOf`, orders repo `signingContext` and `insertIfCurrent`). For them a secret key
  * this instance has already found valid is not read again first: one round trip less on the hottest path.
  * Not with an Idempotency-Key, whose middleware acts in the key's platform before the route runs.
  */
