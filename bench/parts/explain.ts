@@ -91,10 +91,6 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
     const sm = (await client.query(`select m.id, m.external_id, m.merchant_wallet, m.reserve_bps, m.chain_id, p.platform_fee_bps, p.platform_wallet
       from merchants m join platforms p on p.id = m.platform_id where m.platform_id = $1 and m.state = 'active' limit 1`, [P])).rows[0];
     const key = (await client.query(`select id from api_keys where platform_id = $1 and revoked_at is null limit 1`, [P])).rows[0].id;
-    const frozen = {
-      platformId: P, platformFeeBps: sm.platform_fee_bps, platformWallet: sm.platform_wallet, merchantId: sm.id,
-      merchantWallet: sm.merchant_wallet, reserveBps: sm.reserve_bps, chainId: sm.chain_id,
-    };
     const newOrder = {
       id: 'ord_explain', platform_id: P, merchant_id: sm.id, merchant_external_id: sm.external_id, order_no: 'explain-1', chain_id: sm.chain_id,
       token: 'USDC', token_address: '0x' + '1'.repeat(40), amount: 25_000_000n, service_fee_bps: 100, platform_fee_bps: sm.platform_fee_bps,
@@ -131,7 +127,7 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
       ['order by onchain id (indexer)', (d) => ordersRepo.findByOnchainId(d, '0x' + 'a'.repeat(64))],
       ['api key by hash (auth)', (d) => keysRepo.findByHash(d, sha256Hex('sk_live_x'))],
       ['signing context with key check (first order for a merchant)', (d) => ordersRepo.signingContext(d, P, sm.external_id, key)],
-      ['order insert if rows and key unchanged (every later order)', (d) => ordersRepo.insertIfCurrent(d, newOrder, frozen, key), true],
+      ['order insert if rows and key unchanged (every later order)', (d) => ordersRepo.insertIfCurrent(d, newOrder, key), true],
       ['orders summary counts', (d) => ordersRepo.counts(d, P)],
     ];
     const queries: Explained[] = [];

@@ -30,7 +30,7 @@ export function createKeysService(db: Db) {
 
   // Which platform and kind a key hash belongs to, once a lookup found it valid. Both columns are never
   // updated, so this can only go stale by the key being revoked, which `recall` leaves to the caller's own
-  // statement to check (`liveKeyCondition`). Keyed by the SHA-256, never by the secret itself.
+  // statement to check (orders repo `signingContext`, `insertIfCurrent`). Keyed by the SHA-256, never by the secret itself.
   const identities = new Map<string, AuthenticatedKey>();
   function remember(digest: string, key: AuthenticatedKey) {
     if (identities.size >= IDENTITY_MEMORY) identities.clear();

@@ -6,6 +6,10 @@ import type { OrderState, OrdersTable } from '../../db/schema.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
+/** The platform's API key `keyId`, if it is unrevoked: the check of a key the caller has not read yet. */
+const liveKey = (db: Executor, keyId: string, platformId: string) =>
+  db.selectFrom('api_keys as k').select('k.id').where('k.id', '=', keyId).where('k.platform_id', '=', platformId).where('k.revoked_at', 'is', null);
+
 const signingContextBase = (db: Executor, platformId: string, merchantExternalId: string) =>
   db.selectFrom('platforms as p')
     .leftJoin('merchants as m', (j) => j.onRef('m.platform_id', '=', 'p.id').on('m.external_id', '=', merchantExternalId))
@@ -15,10 +19,9 @@ const signingContextBase = (db: Executor, platformId: string, merchantExternalId
     ])
     .where('p.id', '=', platformId);
 const signingContextQuery = precompiled(signingContextBase);
-// The caller's API key when it has not been read yet: no row unless it belongs to this platform and is unrevoked.
+// No row unless the caller's key belongs to this platform and is unrevoked.
 const signingContextWithKeyQuery = precompiled((db: Executor, platformId: string, merchantExternalId: string, keyId: string) =>
-  signingContextBase(db, platformId, merchantExternalId).where((eb) => eb.exists(eb.selectFrom('api_keys as k').select('k.id')
-    .where('k.id', '=', keyId).whereRef('k.platform_id', '=', 'p.id').where('k.revoked_at', 'is', null))));
+  signingContextBase(db, platformId, merchantExternalId).where((eb) => eb.exists(liveKey(db, keyId, platformId))));
 
 /** The columns a new order sets; the rest keep their defaults. `prepare` in service.ts builds exactly these. */
 export const NEW_ORDER_COLUMNS = [
@@ -27,32 +30,28 @@ export const NEW_ORDER_COLUMNS = [
   'merchant_available', 'metadata', 'state', 'pay_to', 'onchain_id', 'payer_address', 'merchant_wallet', 'platform_wallet',
   'eip712', 'signature', 'deadline_at', 'checkout_session_id',
 ] as const;
-export type NewOrderRow = { [K in (typeof NEW_ORDER_COLUMNS)[number]]: Insertable<OrdersTable>[K] };
+type NewOrderColumn = (typeof NEW_ORDER_COLUMNS)[number];
+export type NewOrderRow = { [K in NewOrderColumn]: Insertable<OrdersTable>[K] };
 
-/** What an order froze from its platform and merchant rows, to be found unchanged when it is inserted. */
-export type FrozenContext = {
-  platformId: string; platformFeeBps: number; platformWallet: string;
-  merchantId: string; merchantWallet: string; reserveBps: number; chainId: number;
-};
-
-const insertIfCurrentBase = (db: Executor, c: { [K in keyof FrozenContext]: FrozenContext[K] }, values: unknown[]) =>
-  db.selectNoFrom(NEW_ORDER_COLUMNS.map((column, i) => sql.val(values[i]).as(column)))
+/**
+ * INSERT … SELECT of the new order's values (PostgreSQL types each parameter of the select list by the column
+ * it goes into), selecting a row only if the platform and merchant rows still hold what the order froze from
+ * them: the fee rate and wallet, the merchant's wallet, reserve and chain, and the merchant active.
+ */
+const insertIfCurrentBase = (db: Executor, values: unknown[]) => {
+  const value = <C extends NewOrderColumn>(column: C) => values[NEW_ORDER_COLUMNS.indexOf(column)] as NewOrderRow[C];
+  return db.selectNoFrom(NEW_ORDER_COLUMNS.map((column, i) => sql.val(values[i]).as(column)))
     .where((eb) => eb.exists(eb.selectFrom('platforms as p').innerJoin('merchants as m', 'm.platform_id', 'p.id').select('m.id')
-      .where('p.id', '=', c.platformId).where('p.platform_fee_bps', '=', c.platformFeeBps).where('p.platform_wallet', '=', c.platformWallet)
-      .where('m.id', '=', c.merchantId).where('m.state', '=', 'active').where('m.merchant_wallet', '=', c.merchantWallet)
-      .where('m.reserve_bps', '=', c.reserveBps).where('m.chain_id', '=', c.chainId)));
-// INSERT … SELECT: PostgreSQL types each parameter of the select list by the column it is inserted into.
-const insertIfCurrentQuery = precompiled((db: Executor, platformId: string, platformFeeBps: number, platformWallet: string,
-  merchantId: string, merchantWallet: string, reserveBps: number, chainId: number, ...values: unknown[]) =>
+      .where('p.id', '=', value('platform_id')).where('p.platform_fee_bps', '=', value('platform_fee_bps'))
+      .where('p.platform_wallet', '=', value('platform_wallet')).where('m.id', '=', value('merchant_id')).where('m.state', '=', 'active')
+      .where('m.merchant_wallet', '=', value('merchant_wallet')).where('m.reserve_bps', '=', value('reserve_bps'))
+      .where('m.chain_id', '=', value('chain_id'))));
+};
+const insertIfCurrentQuery = precompiled((db: Executor, ...values: unknown[]) =>
+  db.insertInto('orders').columns(NEW_ORDER_COLUMNS).expression(insertIfCurrentBase(db, values)).returningAll());
+const insertIfCurrentWithKeyQuery = precompiled((db: Executor, keyId: string, ...values: unknown[]) =>
   db.insertInto('orders').columns(NEW_ORDER_COLUMNS)
-    .expression(insertIfCurrentBase(db, { platformId, platformFeeBps, platformWallet, merchantId, merchantWallet, reserveBps, chainId }, values))
-    .returningAll());
-const insertIfCurrentWithKeyQuery = precompiled((db: Executor, keyId: string, platformId: string, platformFeeBps: number, platformWallet: string,
-  merchantId: string, merchantWallet: string, reserveBps: number, chainId: number, ...values: unknown[]) =>
-  db.insertInto('orders').columns(NEW_ORDER_COLUMNS)
-    .expression(insertIfCurrentBase(db, { platformId, platformFeeBps, platformWallet, merchantId, merchantWallet, reserveBps, chainId }, values)
-      .where((eb) => eb.exists(eb.selectFrom('api_keys as k').select('k.id')
-        .where('k.id', '=', keyId).where('k.platform_id', '=', platformId).where('k.revoked_at', 'is', null))))
+    .expression(insertIfCurrentBase(db, values).where((eb) => eb.exists(liveKey(db, keyId, values[NEW_ORDER_COLUMNS.indexOf('platform_id')] as string))))
     .returningAll());
 
 export const ordersRepo = {
@@ -63,12 +62,11 @@ export const ordersRepo = {
    * reserve, chain; the merchant active) and, with `liveKeyId`, that API key of the platform is unrevoked:
    * one statement for an order signed from remembered rows. No row (undefined) when anything changed.
    */
-  insertIfCurrent(db: Executor, row: NewOrderRow, c: FrozenContext, liveKeyId: string | null): Promise<OrderRow | undefined> {
+  insertIfCurrent(db: Executor, row: NewOrderRow, liveKeyId: string | null): Promise<OrderRow | undefined> {
     const values = NEW_ORDER_COLUMNS.map((column) => row[column]);
-    const frozen = [c.platformId, c.platformFeeBps, c.platformWallet, c.merchantId, c.merchantWallet, c.reserveBps, c.chainId] as const;
     return liveKeyId === null
-      ? insertIfCurrentQuery.executeTakeFirst(db, ...frozen, ...values) as Promise<OrderRow | undefined>
-      : insertIfCurrentWithKeyQuery.executeTakeFirst(db, liveKeyId, ...frozen, ...values) as Promise<OrderRow | undefined>;
+      ? insertIfCurrentQuery.executeTakeFirst(db, ...values) as Promise<OrderRow | undefined>
+      : insertIfCurrentWithKeyQuery.executeTakeFirst(db, liveKeyId, ...values) as Promise<OrderRow | undefined>;
   },
 
   /**

@@ -9,11 +9,11 @@ import { AppError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { formatUnits, parseAmount } from '../../lib/money.js';
 import { recordAlert } from '../alerts/service.js';
-import type { ChainsService } from '../chains/service.js';
+import type { ChainRuntime, ChainsService } from '../chains/service.js';
 import type { OrderPaidEvent } from '../indexer/events.js';
 import { emitEvent, type EventType } from '../events/service.js';
 import { recordResponseInTx, recordsResponse } from '../idempotency/context.js';
-import { ordersRepo, type FrozenContext, type NewOrderRow, type OrderRow } from './repo.js';
+import { ordersRepo, type NewOrderRow, type OrderRow } from './repo.js';
 import { serializeOrder } from './serialize.js';
 import { computeSplit } from './split.js';
 import { ORDER_TRANSITIONS, invalidTransitionMessage, type OrderTrigger } from './state.js';
@@ -84,8 +84,7 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
    * Split and sign (CPU work, outside any transaction), returning the row to insert. The fee rates and
    * wallets are frozen onto the order: later changes to the platform or merchant never alter it.
    */
-  async function signRow(platformId: string, { platform, merchant }: SigningContext, units: bigint, input: NewOrderInput): Promise<NewOrderRow> {
-    const chain = chains.get(input.chainId);
+  async function signRow(platformId: string, { platform, merchant }: SigningContext, chain: ChainRuntime, units: bigint, input: NewOrderInput): Promise<NewOrderRow> {
     const split = computeSplit(units, config.serviceFeeBps, platform.platform_fee_bps, merchant.reserve_bps);
     const id = newId('ord');
     const message: PayOrderMessage = {
@@ -135,17 +134,20 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
 
   /** Validate, read the platform and merchant, split and sign: the row to insert (checkout sessions use it). */
   async function prepare(caller: Caller, input: NewOrderInput): Promise<NewOrderRow> {
-    chains.get(input.chainId);
+    const chain = chains.get(input.chainId);
     const units = parseUnits(input.amount);
-    return signRow(caller.platformId, await readContext(caller, input), units, input);
+    return signRow(caller.platformId, await readContext(caller, input), chain, units, input);
   }
 
-  /** With `frozen`: only if those rows are unchanged (undefined otherwise), see `create`. */
+  /**
+   * With `ifCurrent`: only if the platform and merchant rows still hold what the row froze from them, and the
+   * key is unrevoked (undefined otherwise), see `create`.
+   */
   async function insertPrepared(tx: Executor, row: NewOrderRow): Promise<OrderRow>;
-  async function insertPrepared(tx: Executor, row: NewOrderRow, frozen: FrozenContext, liveKeyId: string | null): Promise<OrderRow | undefined>;
-  async function insertPrepared(tx: Executor, row: NewOrderRow, frozen?: FrozenContext, liveKeyId: string | null = null) {
+  async function insertPrepared(tx: Executor, row: NewOrderRow, ifCurrent: { liveKeyId: string | null }): Promise<OrderRow | undefined>;
+  async function insertPrepared(tx: Executor, row: NewOrderRow, ifCurrent?: { liveKeyId: string | null }) {
     try {
-      return frozen ? await ordersRepo.insertIfCurrent(tx, row, frozen, liveKeyId) : await ordersRepo.insert(tx, row);
+      return ifCurrent ? await ordersRepo.insertIfCurrent(tx, row, ifCurrent.liveKeyId) : await ordersRepo.insert(tx, row);
     } catch (err) {
       if (isUniqueViolation(err, 'orders_order_no_live')) {
         throw new AppError('conflict', `order_no '${row.order_no}' is already used on this platform.`, 'order_no');
@@ -217,23 +219,19 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
         payer: null,
         checkoutSessionId: null,
       };
-      chains.get(input.chainId);
+      const chain = chains.get(input.chainId);
       const units = parseUnits(input.amount);
       const key = contextKey(caller.platformId, input.merchantExternalId);
       const known = contexts.get(key);
       if (known && known.merchant.chain_id === input.chainId) {
-        const row = await signRow(caller.platformId, known, units, input);
-        const frozen: FrozenContext = {
-          platformId: caller.platformId, platformFeeBps: known.platform.platform_fee_bps, platformWallet: known.platform.platform_wallet,
-          merchantId: known.merchant.id, merchantWallet: known.merchant.merchant_wallet, reserveBps: known.merchant.reserve_bps, chainId: known.merchant.chain_id,
-        };
-        const order = await write((ex) => insertPrepared(ex, row, frozen, caller.uncheckedKeyId));
+        const row = await signRow(caller.platformId, known, chain, units, input);
+        const order = await write((ex) => insertPrepared(ex, row, { liveKeyId: caller.uncheckedKeyId }));
         if (order) return order;
         contexts.delete(key);
       }
       const context = await readContext(caller, input);
       remember(key, context);
-      const row = await signRow(caller.platformId, context, units, input);
+      const row = await signRow(caller.platformId, context, chain, units, input);
       return (await write((ex) => insertPrepared(ex, row)))!;
     },
 
