@@ -6,6 +6,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from './lib/errors.js';
 import type { AppEnv } from './api/context.js';
+import { clientAddress, peerAddress } from './api/client-address.js';
 import { resolvePrincipal } from './api/middleware/auth.js';
 import { onError, onNotFound } from './api/middleware/errors.js';
 import { idempotency } from './api/middleware/idempotency.js';
@@ -27,6 +28,7 @@ import { refundRoutes } from './api/routes/refunds.js';
 import { settlementRoutes } from './api/routes/settlements.js';
 import { mountDocs } from './api/routes/docs.js';
 import { mountWeb } from './api/routes/web.js';
+import { CLIENT_ADDRESS_HEADER } from './modules/accounts/auth.js';
 import type { Services } from './services.js';
 
 export const MAX_BODY_BYTES = 32 * 1024;
@@ -95,8 +97,15 @@ export function buildApp(services: Services) {
   app.use('/metrics', resolvePrincipal());
   app.use('/v1/*', idempotency());
 
-  // The body may already have been read (and cached) by storableText: better-auth gets a request rebuilt from it.
-  app.on(['GET', 'POST'], '/api/auth/*', async (c) => services.auth.handler(await cloneRawRequest(c.req)));
+  // The body may already have been read (and cached) by storableText: better-auth gets a request rebuilt from it,
+  // carrying the client's address as this service worked it out (never a header the client could write).
+  app.on(['GET', 'POST'], '/api/auth/*', async (c) => {
+    const req = await cloneRawRequest(c.req);
+    const address = clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), config.trustProxyHops);
+    if (address === null) req.headers.delete(CLIENT_ADDRESS_HEADER);
+    else req.headers.set(CLIENT_ADDRESS_HEADER, address);
+    return services.auth.handler(req);
+  });
 
   app.route('/', healthRoutes);
   app.route('/', meRoutes);

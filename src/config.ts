@@ -37,6 +37,8 @@ export type Config = {
   reserveHoldDays: number;
   devnetRpcPort: number;
   logLevel: string;
+  /** Reverse proxies in front of the service that append to X-Forwarded-For (0: clients connect directly). */
+  trustProxyHops: number;
   role: 'api' | 'worker' | 'all';
 };
 
@@ -132,6 +134,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     betterAuthSecret: read(env, 'BETTER_AUTH_SECRET', z.string().min(32, 'must be at least 32 characters').optional()) ?? null,
     reserveHoldDays: read(env, 'RESERVE_HOLD_DAYS', int(0, 365).default(7)),
     devnetRpcPort: read(env, 'DEVNET_RPC_PORT', int(1, 65535).default(8545)),
+    trustProxyHops: read(env, 'TRUST_PROXY_HOPS', int(0, 10).default(0)),
     logLevel: read(env, 'LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
     role: role.data,
   };

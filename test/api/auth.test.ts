@@ -89,6 +89,29 @@ describe('sign-in', () => {
   });
 });
 
+describe('sign-in rate limit without a proxy (TRUST_PROXY_HOPS=0, the default)', () => {
+  it('counts by the TCP peer: a client cannot step around the limit by writing X-Forwarded-For', async () => {
+    const direct = await createHarness({ config: { trustProxyHops: 0 } });
+    try {
+      const u = await direct.signUp();
+      // @hono/node-server hands each request its socket as c.env.incoming. The client also tries the internal header.
+      const from = (peer: string, forwardedFor: string, password: string) =>
+        direct.app.request(`${BASE}/api/auth/sign-in/email`, {
+          method: 'POST',
+          headers: { origin: BASE, 'content-type': 'application/json', 'x-forwarded-for': forwardedFor, 'x-trisettle-client-address': forwardedFor },
+          body: JSON.stringify({ email: u.email, password }),
+        }, { incoming: { socket: { remoteAddress: peer } } });
+      for (let i = 0; i < 10; i++) expect((await from('203.0.113.50', `198.51.100.${i}`, `guess number ${i}!`)).status).toBe(401);
+      expect((await from('203.0.113.50', '198.51.100.200', 'guess number 10!')).status).toBe(429);
+      expect((await from('203.0.113.50', '198.51.100.201', u.password)).status).toBe(429);
+      // Another peer is not affected by the first one's count, whatever it claims to be.
+      expect((await from('203.0.113.51', '198.51.100.0', u.password)).status).toBe(200);
+    } finally {
+      await direct.close();
+    }
+  });
+});
+
 describe('sign-out', () => {
   it('ends the session on the server: the old cookie no longer works', async () => {
     const u = await h.signUp();

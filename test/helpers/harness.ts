@@ -41,7 +41,8 @@ export async function freshDatabase(): Promise<Database & { url?: string }> {
 }
 
 export function testConfig(overrides: Partial<Config> = {}, chains: ChainConfig[] = []): Config {
-  const base = loadConfig({ PORT: '3000', LOG_LEVEL: 'silent', ADMIN_TOKEN }, []);
+  // In-process requests have no socket: the tests stand behind one proxy and name the client in X-Forwarded-For.
+  const base = loadConfig({ PORT: '3000', LOG_LEVEL: 'silent', ADMIN_TOKEN, TRUST_PROXY_HOPS: '1' }, []);
   return { ...base, chains: new Map(chains.map((c) => [c.chainId, c])), ...overrides };
 }
 

@@ -48,6 +48,7 @@ describe('config defaults (devnet)', () => {
       reserveHoldDays: 7,
       devnetRpcPort: 8545,
       logLevel: 'info',
+      trustProxyHops: 0,
       role: 'all',
     });
     expect(c.chains.size).toBe(0);
@@ -92,6 +93,7 @@ describe('config: every variable parsed (production)', () => {
       RESERVE_HOLD_DAYS: '14',
       DEVNET_RPC_PORT: '9545',
       LOG_LEVEL: 'warn',
+      TRUST_PROXY_HOPS: '2',
     }, []);
     expect(c.env).toBe('production');
     expect(c.port).toBe(4000);
@@ -108,6 +110,7 @@ describe('config: every variable parsed (production)', () => {
     expect(c.reserveHoldDays).toBe(14);
     expect(c.devnetRpcPort).toBe(9545);
     expect(c.logLevel).toBe('warn');
+    expect(c.trustProxyHops).toBe(2);
     expect([...c.chains.keys()].sort()).toEqual([8453, 84532]);
     expect(c.chains.get(84532)).toEqual({ chainId: 84532, rpcUrl: 'https://sepolia.base.org', router: ROUTER, usdc: USDC, confirmations: 10 });
     // Addresses come out checksummed whatever case went in.
@@ -176,6 +179,8 @@ describe('config: bad values fail at start, naming the variable', () => {
     ['RESERVE_HOLD_DAYS out of range', { RESERVE_HOLD_DAYS: '400' }, 'RESERVE_HOLD_DAYS'],
     ['DEVNET_RPC_PORT zero', { DEVNET_RPC_PORT: '0' }, 'DEVNET_RPC_PORT'],
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+    ['TRUST_PROXY_HOPS not a number', { TRUST_PROXY_HOPS: 'true' }, 'TRUST_PROXY_HOPS'],
+    ['TRUST_PROXY_HOPS out of range', { TRUST_PROXY_HOPS: '11' }, 'TRUST_PROXY_HOPS'],
   ];
 
   it.each(cases)('%s → ConfigError', (_label, env, variable) => {

@@ -4,11 +4,15 @@ import { trustedOrigins, type Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { Logger } from '../../lib/logger.js';
 
+/** Set by app.ts on every request it hands better-auth: the client's address (see api/client-address.ts). */
+export const CLIENT_ADDRESS_HEADER = 'x-trisettle-client-address';
+
 /**
  * Accounts are better-auth's (email + password, database sessions) at /api/auth/*.
  * Security choices:
  * - Cookies are HttpOnly, SameSite=Lax, Secure outside devnet (a devnet on http://localhost must work).
- * - Sign-in is rate limited per client address, in the database so all instances share the count.
+ * - Sign-in is rate limited per client address, in the database so all instances share the count. The
+ *   address is the TCP peer, or with TRUST_PROXY_HOPS=n the one n proxies back in X-Forwarded-For.
  * - better-auth refuses requests whose Origin is not trusted, which stops cross-site form posts.
  */
 export function createAuth(config: Config, db: Db, secret: string, logger: Logger) {
@@ -38,7 +42,9 @@ export function createAuth(config: Config, db: Db, secret: string, logger: Logge
       disableCSRFCheck: false,
       useSecureCookies: config.env !== 'devnet',
       defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
-      ipAddress: { ipAddressHeaders: ['x-forwarded-for', 'x-real-ip'] },
+      // Only the header app.ts sets from the TCP peer (and TRUST_PROXY_HOPS): X-Forwarded-For as sent is the
+      // client's own words, and a rate limit keyed by it is one the client chooses its way around.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
     },
     telemetry: { enabled: false },
     // Without this hook better-auth prints every refused request (bad password, bad origin, …) with
