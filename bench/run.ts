@@ -6,6 +6,7 @@
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { postgresVersion, type DbKind } from './lib/db.js';
 import { startService } from './lib/service.js';
 import { loadAvg, log } from './lib/util.js';
@@ -16,20 +17,51 @@ import { printTable } from './lib/table.js';
 const PARTS = ['sign', 'orders', 'checkout', 'indexer', 'webhooks', 'explain'] as const;
 type Part = (typeof PARTS)[number];
 
-function flag(name: string): string | undefined {
-  const argv = process.argv.slice(2);
-  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (i < 0) return undefined;
-  const a = argv[i]!;
-  return a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[i + 1];
+const USAGE = `npm run bench [-- --only ${PARTS.join(',')}] [--db pglite,postgres] [--seconds 5] [--conns 1,16,64] [--logs 10000]`;
+
+function parseFlags() {
+  try {
+    return parseArgs({
+      options: {
+        only: { type: 'string' }, db: { type: 'string' }, seconds: { type: 'string' }, conns: { type: 'string' }, logs: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    console.error(`${(err as Error).message}\nusage: ${USAGE}`);
+    process.exit(2);
+  }
+}
+// Ctrl-C or a kill ends the run through process.exit, so the 'exit' hooks run (anvil is stopped) and the
+// forked service and receiver see their IPC channel close and exit too.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(130));
+const flags = parseFlags();
+if (flags.help) {
+  console.log(`usage: ${USAGE}`);
+  process.exit(0);
+}
+/** A list of the allowed words, or a positive number: anything else stops the run before it starts. */
+function choose<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: readonly T[]): T[] {
+  const list = value?.split(',') ?? [...fallback];
+  for (const v of list) if (!allowed.includes(v as T)) usageError(`--${name}: unknown ${v} (one of ${allowed.join(', ')})`);
+  return list as T[];
+}
+function positive(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^[1-9][0-9]*$/.test(value)) usageError(`--${name}: ${value} is not a positive whole number`);
+  return Number(value);
+}
+function usageError(message: string): never {
+  console.error(`${message}\nusage: ${USAGE}`);
+  process.exit(2);
 }
 
-const only = (flag('only')?.split(',') ?? [...PARTS]) as Part[];
-for (const p of only) if (!PARTS.includes(p)) throw new Error(`--only: unknown part ${p} (parts: ${PARTS.join(', ')})`);
-const dbs = (flag('db')?.split(',') ?? ['pglite', 'postgres']) as DbKind[];
-const seconds = Number(flag('seconds') ?? 5);
-const logs = Number(flag('logs') ?? 10_000);
-const connections = (flag('conns') ?? '1,16,64').split(',').map(Number);
+const only = choose('only', flags.only, PARTS, PARTS);
+const dbs = choose<DbKind>('db', flags.db, ['pglite', 'postgres'], ['pglite', 'postgres']);
+const seconds = positive('seconds', flags.seconds, 5);
+const logs = positive('logs', flags.logs, 10_000);
+const connections = (flags.conns ?? '1,16,64').split(',').map((c) => positive('conns', c, 1));
 const outFile = fileURLToPath(new URL('./results.json', import.meta.url));
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));

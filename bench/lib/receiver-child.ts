@@ -30,6 +30,9 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 5_000;
 server.listen(0, '127.0.0.1', () => process.send!({ ready: true, port: (server.address() as AddressInfo).port }));
 
+// The bench went away (Ctrl-C, a crash): nobody will ever send 'stop'.
+process.on('disconnect', () => process.exit(0));
+
 process.on('message', (msg: { id: number; cmd: string }) => {
   if (msg.cmd === 'count') return process.send!({ id: msg.id, result: count });
   if (msg.cmd === 'arrivals') return process.send!({ id: msg.id, result: arrivals });

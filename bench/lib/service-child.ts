@@ -80,6 +80,11 @@ const commands: Record<string, (args: any) => Promise<unknown>> = {
   },
 };
 
+// The bench went away (Ctrl-C, a crash): close the database and go, nobody will ever send 'stop'.
+process.on('disconnect', () => {
+  void commands.stop!(undefined).catch(() => process.exit(1));
+});
+
 process.on('message', (msg: { id: number; cmd: string; args: unknown }) => {
   const fn = commands[msg.cmd];
   if (!fn) return process.send!({ id: msg.id, ok: false, error: `unknown command ${msg.cmd}` });
