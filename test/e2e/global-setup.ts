@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startService, type DevnetJson } from './helpers/service.js';
+import { ROOT, startService, type DevnetJson } from '../helpers/service-process.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -10,7 +12,8 @@ declare module 'vitest' {
 
 /** One service (and devnet) for the whole e2e run; each test file creates its own platform. */
 export default async function setup(project: TestProject) {
-  const service = await startService();
+  if (!existsSync(path.join(ROOT, 'web/dist/index.html'))) throw new Error('web/dist is missing: run `npm run build:web` first (npm run test:e2e does).');
+  const service = await startService('e2e', { logLevel: process.env.E2E_LOG_LEVEL ?? 'info' });
   project.provide('baseUrl', service.baseUrl);
   project.provide('devnet', service.devnet);
   return async () => {

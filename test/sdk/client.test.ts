@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Trisettle, TrisettleError, verifyWebhook, type Merchant, type WebhookEventOf } from '@trisettle/sdk';
 import { TEST_DB } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { platformKey, startService, type Service } from './helpers/service.js';
+import { platformKey, startService, type Service } from '../helpers/service-process.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 150_000 });
 

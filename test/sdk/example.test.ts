@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Trisettle } from '@trisettle/sdk';
-import { cleanEnv, ROOT, startService, type Service } from './helpers/service.js';
+import { cleanEnv, ROOT, startService, type Service } from '../helpers/service-process.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 150_000 });
 

@@ -1,6 +1,6 @@
 import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { DevnetJson } from './service.js';
+import type { DevnetJson } from '../../helpers/service-process.js';
 
 export function devnetClients(devnet: DevnetJson) {
   const chain = defineChain({ id: devnet.chain_id, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [devnet.rpc_url] } } });

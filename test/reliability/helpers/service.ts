@@ -1,21 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { freePort, ROOT } from '../../helpers/service-process.js';
 
-export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export type ServiceProcess = {
   url: string;
@@ -38,7 +25,7 @@ export type ServiceProcess = {
 export async function startService(opts: { env: Record<string, string>; port: number; entry?: string; role?: string; readyTimeoutMs?: number }): Promise<ServiceProcess> {
   const entry = opts.entry ?? 'src/main.ts';
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(opts.port), ...opts.env };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry, '--role', opts.role ?? 'all'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry, '--role', opts.role ?? 'all'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   for (const stream of [child.stdout!, child.stderr!]) {
     stream.setEncoding('utf8');

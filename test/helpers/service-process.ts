@@ -1,8 +1,8 @@
 /**
- * The real service for the SDK and example tests: `node --import tsx src/main.ts` with no chain
- * configuration (devnet: its own anvil at 1-second blocks, TestUSDC and the router deployed), a
- * temporary DATA_DIR and free ports. With TEST_DB=postgres it gets a fresh PostgreSQL database
- * (DATABASE_URL); otherwise its embedded PGlite.
+ * The real service as `npm start` runs it, for the SDK, example and browser tests: `node --import tsx
+ * src/main.ts` with no chain configuration (devnet: its own anvil at 1-second blocks, TestUSDC and the
+ * router deployed), a temporary DATA_DIR and free ports. With TEST_DB=postgres it gets a fresh PostgreSQL
+ * database (DATABASE_URL); otherwise its embedded PGlite.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,21 +10,15 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import type { Address, Hex } from 'viem';
-import type { DB } from '../../../src/db/schema.js';
-import { freshDatabase, TEST_DB } from '../../helpers/harness.js';
+import type { Address } from 'viem';
+import type { DevnetInfo } from '../../src/chain/devnet.js';
+import type { DB } from '../../src/db/schema.js';
+import { freshDatabase, TEST_DB } from './harness.js';
 
-export const ROOT = path.resolve(import.meta.dirname, '../../..');
+export const ROOT = path.resolve(import.meta.dirname, '../..');
 
-export type DevnetJson = {
-  chain_id: number;
-  rpc_url: string;
-  usdc: Address;
-  router: Address;
-  service_treasury: Address;
-  admin_token: string;
-  accounts: { address: Address; private_key: Hex }[];
-};
+/** What the service writes to DATA_DIR/devnet.json. */
+export type DevnetJson = DevnetInfo;
 
 export type Service = {
   baseUrl: string; dataDir: string; devnetFile: string; devnet: DevnetJson; logFile: string;
@@ -34,11 +28,13 @@ export type Service = {
 };
 
 /** Variables that would take the service out of devnet mode or elsewhere: never inherited. */
-const CONFIG_VARS = /^(RPC_URL_|ROUTER_ADDRESS_|USDC_ADDRESS_|CONFIRMATIONS_|DATABASE_URL$|SIGNER_PRIVATE_KEY$|OPERATOR_PRIVATE_KEY$|SERVICE_FEE_BPS$|SERVICE_TREASURY$|ADMIN_TOKEN$|BETTER_AUTH_SECRET$|PUBLIC_BASE_URL$|DASHBOARD_URL$|PORT$|DATA_DIR$|DEVNET_RPC_PORT$|RESERVE_HOLD_DAYS$|NODE_OPTIONS$|LOG_LEVEL$)/;
+const CONFIG_VARS = /^(RPC_URL_|ROUTER_ADDRESS_|USDC_ADDRESS_|CONFIRMATIONS_|DATABASE_URL$|SIGNER_PRIVATE_KEY$|OPERATOR_PRIVATE_KEY$|SERVICE_FEE_BPS$|SERVICE_TREASURY$|ADMIN_TOKEN$|BETTER_AUTH_SECRET$|PUBLIC_BASE_URL$|DASHBOARD_URL$|PORT$|DATA_DIR$|DEVNET_RPC_PORT$|RESERVE_HOLD_DAYS$|TRUST_PROXY_HOPS$|NODE_OPTIONS$|LOG_LEVEL$)/;
 
+/** A TCP port that was free a moment ago (the OS picks it). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
+    srv.unref();
     srv.on('error', reject);
     srv.listen(0, '127.0.0.1', () => {
       const addr = srv.address();
@@ -54,7 +50,11 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export async function startService(name: string, opts: { timeoutMs?: number } = {}): Promise<Service> {
+/**
+ * Starts it and waits for /health and DATA_DIR/devnet.json. `name` names the log file
+ * (test-results/<name>-<db>-service.log), kept after the run.
+ */
+export async function startService(name: string, opts: { timeoutMs?: number; logLevel?: string } = {}): Promise<Service> {
   const [port, rpcPort] = [await freePort(), await freePort()];
   const dataDir = mkdtempSync(path.join(tmpdir(), `trisettle-${name}-`));
   mkdirSync(path.join(ROOT, 'test-results'), { recursive: true });
@@ -63,7 +63,7 @@ export async function startService(name: string, opts: { timeoutMs?: number } = 
   // Only the database's URL is used: the service connects and migrates it itself; close() drops it.
   const database = TEST_DB === 'postgres' ? await freshDatabase() : null;
   const env = cleanEnv({
-    PORT: String(port), DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+    PORT: String(port), DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: dataDir, LOG_LEVEL: opts.logLevel ?? 'warn',
     ...(database?.url ? { DATABASE_URL: database.url } : {}),
   });
   // Its own process group, so that anvil (its child) can be taken down with it if it must be killed.
