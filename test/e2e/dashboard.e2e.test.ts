@@ -58,6 +58,8 @@ describe('platform dashboard', () => {
     await continueBtn.click();
     await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/dashboard');
+    // The sidebar names the platform the dashboard belongs to (from /v1/me).
+    await page.locator('.sidebar').getByText('Northwind Goods', { exact: true }).waitFor();
     const me = await apiWith(baseUrl, { key: secretKey })('GET', '/v1/me');
     expect(me.body).toMatchObject({ auth_kind: 'secret_key', onboarded: true });
     await page.getByText('No orders yet.').waitFor();

@@ -1,7 +1,7 @@
 /** Shapes of the API resources the pages read (see SPEC §2 and DESIGN §3–§4). */
 export type List<T> = { object: 'list'; data: T[]; has_more: boolean; next_cursor: string | null };
 
-export type Me = { user_id: string | null; platform_id: string | null; auth_kind: string; onboarded: boolean };
+export type Me = { user_id: string | null; platform_id: string | null; platform_name: string | null; auth_kind: string; onboarded: boolean };
 
 export type SessionInfo = { user: { id: string; name: string; email: string }; session: { id: string; expiresAt: string } } | null;
 

@@ -43,7 +43,7 @@ export default function DashboardApp() {
   }
   if (!me.data.onboarded) return <PlatformOnboarding email={session.data.user.email} />;
   return (
-    <Shell user={session.data.user} path={path}>
+    <Shell user={session.data.user} platformName={me.data.platform_name} path={path}>
       <Route path={path} />
     </Shell>
   );

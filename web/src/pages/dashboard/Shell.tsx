@@ -12,7 +12,7 @@ const NAV: { href: string; label: string; icon: string }[] = [
   { href: '/dashboard/developers', label: 'Developers', icon: 'M7 6l-4 4 4 4M13 6l4 4-4 4' },
 ];
 
-export function Shell({ user, path, children }: { user: { name: string; email: string }; path: string; children: ReactNode }) {
+export function Shell({ user, platformName, path, children }: { user: { name: string; email: string }; platformName: string | null; path: string; children: ReactNode }) {
   const signOut = useSignOut();
   const [open, setOpen] = useState(false);
   const active = (href: string) => (href === '/dashboard' ? path === '/dashboard' || path === '/dashboard/' || path === '/' : path.startsWith(href));
@@ -23,6 +23,7 @@ export function Shell({ user, path, children }: { user: { name: string; email: s
         <div className="sidebar-head">
           <Logo small />
         </div>
+        {platformName && <div className="platform-name" title={platformName}>{platformName}</div>}
         <nav aria-label="Dashboard" onClick={() => setOpen(false)}>
           <ul>
             {NAV.map((n) => (
