@@ -5,7 +5,7 @@ import { createMetrics, type Metrics } from './lib/metrics.js';
 import { createSealer } from './lib/seal.js';
 import { createAuth } from './modules/accounts/auth.js';
 import { createChainsService } from './modules/chains/service.js';
-import { createPublicSessionCache } from './modules/checkout/public-cache.js';
+import { createPublicSessionCache, PUBLIC_SESSION_CHANNEL } from './modules/checkout/public-cache.js';
 import { createCheckoutService } from './modules/checkout/service.js';
 import { createInvitationsService } from './modules/invitations/service.js';
 import { createMerchantsService } from './modules/merchants/service.js';
@@ -39,7 +39,20 @@ export function createServices(deps: ServiceDeps) {
   const merchants = createMerchantsService(db, platforms);
   const invitations = createInvitationsService(db, config, platforms, merchants);
   const publicSessions = createPublicSessionCache();
-  const orders = createOrdersService(db, config, chains, { onTransition: publicSessions.invalidateOrder });
+  // Instances that answer the public read hear about every change to it (migration 008), whoever made it.
+  if (config.role !== 'worker') {
+    let state: 'starting' | 'up' | 'down' = 'starting';
+    database.listen(PUBLIC_SESSION_CHANNEL, {
+      onNotify: publicSessions.changed,
+      onState: (up) => {
+        publicSessions.setNotified(up);
+        if (!up && state !== 'down') logger.warn({ component: 'public-cache' }, 'no LISTEN connection: public session reads are cached for 1 s until there is one');
+        if (up && state === 'down') logger.info({ component: 'public-cache' }, 'LISTEN connection back');
+        state = up ? 'up' : 'down';
+      },
+    });
+  }
+  const orders = createOrdersService(db, config, chains, { onTransition: publicSessions.changing });
   const checkout = createCheckoutService(db, config, chains, orders, publicSessions);
   const router = createRouterClient(config, chains);
   const refunds = createRefundsService({ db, config, chains, orders, router, logger });
@@ -71,6 +84,7 @@ export function createServices(deps: ServiceDeps) {
     invitations,
     orders,
     checkout,
+    publicSessions,
     refunds,
     settlements,
     indexer,

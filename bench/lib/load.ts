@@ -21,8 +21,7 @@ export type LoadSpec = {
   /** A fresh path per request (e.g. one of many session tokens). */
   path?: () => string;
   connections: number;
-  seconds: number;
-};
+} & ({ seconds: number; amount?: undefined } | { /** This many requests, however long they take. */ amount: number; seconds?: undefined });
 
 /**
  * Closed-loop HTTP load with autocannon (keep-alive, one request in flight per connection). Latencies are
@@ -34,7 +33,7 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
-    duration: spec.seconds,
+    ...(spec.amount !== undefined ? { amount: spec.amount } : { duration: spec.seconds }),
     method: spec.method ?? 'GET',
     headers: spec.headers ?? {},
     requests: [{

@@ -67,6 +67,8 @@ const commands: Record<string, (args: any) => Promise<unknown>> = {
     }
     return tokens;
   },
+  /** The public-read cache as if its LISTEN connection went down (answers live 1 s) or came back. */
+  notified: async ({ up }: { up: boolean }) => services.publicSessions.setNotified(up),
   count: async ({ table }: { table: string }) => h.count(table),
   memory: async () => process.memoryUsage(),
   cpu: async () => process.cpuUsage(),

@@ -25,6 +25,10 @@ export function printTable(r: any) {
     for (const [db, x] of Object.entries<any>(r.checkout)) {
       rows.push([db, 'create', 16, x.create.per_s, x.create.p50_ms, x.create.p99_ms]);
       for (const q of x.public_read) rows.push([db, 'public read', q.connections, q.per_s, q.p50_ms, q.p99_ms]);
+      if (x.public_read_polled) {
+        const q = x.public_read_polled;
+        rows.push([db, 'public read, buyers polling', q.connections, q.per_s, q.p50_ms, q.p99_ms]);
+      }
       if (x.public_read_uncached) {
         const q = x.public_read_uncached;
         rows.push([db, 'public read, all misses', q.connections, q.per_s, q.p50_ms, q.p99_ms]);

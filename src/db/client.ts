@@ -15,8 +15,16 @@ export type Database = {
   db: Db;
   kind: 'postgres' | 'pglite';
   ping(): Promise<void>;
+  /**
+   * LISTEN on `channel` for as long as the database is open. `onState(true)` once notifications flow,
+   * `onState(false)` when they may have stopped (PostgreSQL: the listening connection broke, and is being
+   * re-opened; notifications sent meanwhile are lost, so a listener must assume anything changed).
+   */
+  listen(channel: string, handlers: ListenHandlers): void;
   close(): Promise<void>;
 };
+
+export type ListenHandlers = { onNotify(payload: string): void; onState(up: boolean): void };
 
 const INT8 = 20;
 /** int8 columns hold base units: always bigint, on both drivers, never a JS number. */
@@ -39,11 +47,85 @@ export function openPostgres(connectionString: string, max = 10): Database {
   // its own and the pool discards the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const listeners: PgListener[] = [];
   return {
     db,
     kind: 'postgres',
     ping: async () => void (await sql`select 1`.execute(db)),
-    close: () => db.destroy(),
+    listen: (channel, handlers) => void listeners.push(pgListener(connectionString, channel, handlers)),
+    close: async () => {
+      await Promise.all(listeners.map((l) => l.stop()));
+      await db.destroy();
+    },
+  };
+}
+
+type PgListener = { stop(): Promise<void> };
+const LISTEN_RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
+const LISTEN_CHECK_MS = 10_000;
+/** How the listening connection shows in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'trisettle-listen';
+
+/**
+ * A connection of its own (a pooled one would be handed back, and its LISTEN with it), re-opened whenever
+ * it breaks, and checked every 10 s with a query: a connection that died silently (a half-open socket
+ * after a failover) would otherwise look like one with nothing to say.
+ */
+function pgListener(connectionString: string, channel: string, h: ListenHandlers): PgListener {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let failures = 0;
+  let check: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  const down = (c: pg.Client) => {
+    if (client !== c) return; // already handled
+    client = null;
+    clearInterval(check);
+    c.removeAllListeners('notification');
+    c.on('error', () => {});
+    void c.end().catch(() => {});
+    h.onState(false);
+    if (!stopped) retry = setTimeout(connect, LISTEN_RETRY_MS[Math.min(failures++, LISTEN_RETRY_MS.length - 1)]);
+  };
+
+  async function connect() {
+    const c = new pg.Client({ connectionString, keepAlive: true, connectionTimeoutMillis: 5_000, application_name: LISTENER_APPLICATION_NAME });
+    client = c;
+    c.on('error', () => down(c));
+    c.on('end', () => down(c));
+    c.on('notification', (m) => {
+      if (m.channel === channel) h.onNotify(m.payload ?? '');
+    });
+    try {
+      await c.connect();
+      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch {
+      return down(c);
+    }
+    if (stopped || client !== c) return void c.end().catch(() => {});
+    failures = 0;
+    h.onState(true);
+    check = setInterval(() => {
+      c.query({ text: 'select 1', query_timeout: 5_000 } as pg.QueryConfig).catch(() => down(c));
+    }, LISTEN_CHECK_MS);
+    check.unref();
+  }
+
+  void connect();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      clearInterval(check);
+      const c = client;
+      client = null;
+      if (c) {
+        c.removeAllListeners();
+        c.on('error', () => {});
+        await c.end().catch(() => {});
+      }
+    },
   };
 }
 
@@ -56,6 +138,11 @@ export function openPglite(dataDir: string | null): Database {
     db,
     kind: 'pglite',
     ping: async () => void (await sql`select 1`.execute(db)),
+    // One connection, in this process: it never breaks. LISTEN goes through the dialect's mutex, so it can
+    // never land inside (and be rolled back with) another caller's transaction.
+    listen: (channel, h) => {
+      void db.connection().execute(() => pglite.listen(channel, h.onNotify)).then(() => h.onState(true), () => h.onState(false));
+    },
     close: () => db.destroy(),
   };
 }

@@ -115,9 +115,10 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
       const hash = sha256Hex(token);
       const cached = cache?.get(hash);
       if (cached !== undefined) return cached;
+      const ticket = cache?.ticket() ?? 0;
       const { session, body } = await readPublic(hash);
       const json = JSON.stringify(body);
-      cache?.set(hash, session.order_id, json, session.state === 'open' ? session.expires_at : null);
+      cache?.set(ticket, hash, session.order_id, json, session.state === 'open' ? session.expires_at : null);
       return json;
     },
   };
