@@ -23,6 +23,7 @@ const h = await createHarness({ database, chains: chain.chains, config: chain.co
 const { services, db } = h;
 
 let ctx: OrderContext | undefined;
+let storeOf: typeof services.publicSessions.set | undefined;
 let sign: PaySigner | undefined;
 /**
  * The limit: one EIP-712 signature and one INSERT of a full order row, behind the same HTTP stack (global
@@ -67,8 +68,13 @@ const commands: Record<string, (args: any) => Promise<unknown>> = {
     }
     return tokens;
   },
-  /** The public-read cache as if its LISTEN connection went down (answers live 1 s) or came back. */
-  notified: async ({ up }: { up: boolean }) => services.publicSessions.setNotified(up),
+  /** The public-read cache stores nothing (every read a miss) or stores again; either way it starts empty. */
+  caching: async ({ on }: { on: boolean }) => {
+    const cache = services.publicSessions;
+    storeOf ??= cache.set;
+    cache.set = on ? storeOf : () => {};
+    cache.changed('*');
+  },
   count: async ({ table }: { table: string }) => h.count(table),
   memory: async () => process.memoryUsage(),
   cpu: async () => process.cpuUsage(),

@@ -87,19 +87,18 @@ export async function benchCheckout(svc: ServiceHandle, o: { seconds: number }) 
     reads.push(await withCpu(svc, () => load({ url: `${base}${randomPath()}`, path: randomPath, connections: c, seconds: o.seconds })));
   }
   // Real buyer pages poll their own session every 2 s. 4,000 sessions read in turn: as buyers poll (the
-  // cache kept each answer until its session changes or expires; one pass first, as every page's first
-  // read), then with the cache's notifications switched off, where answers live 1 s and 4,000 sessions come
-  // round after more than that: every read a miss, the statement's own rate.
+  // cache keeps each answer until its session changes or expires; one pass first, as every page's first
+  // read), then with the cache storing nothing: every read a miss, the statement's own rate.
   const many = await svc.call<string[]>('sessions', { n: 4000 });
   let turn = 0;
   const nextPath = () => `/v1/checkout/sessions/${many[turn++ % many.length]}`;
   log(`checkout/${svc.kind}: public read as buyers poll (4,000 sessions in turn, after one pass)`);
   await load({ url: `${base}${nextPath()}`, path: nextPath, connections: 16, amount: many.length });
   const polled = await withCpu(svc, () => load({ url: `${base}${nextPath()}`, path: nextPath, connections: 16, seconds: o.seconds }));
-  log(`checkout/${svc.kind}: public read, every read a cache miss (the same, cache without notifications)`);
-  await svc.call('notified', { up: false });
+  log(`checkout/${svc.kind}: public read, every read a cache miss (the same, the cache storing nothing)`);
+  await svc.call('caching', { on: false });
   const uncached = await withCpu(svc, () => load({ url: `${base}${nextPath()}`, path: nextPath, connections: 16, seconds: o.seconds }));
-  await svc.call('notified', { up: true });
+  await svc.call('caching', { on: true });
   log(`  create ${create.per_s}/s p99 ${create.p99_ms} | read ${reads.map((r) => `${r.per_s}/s p99 ${r.p99_ms}`).join(', ')} | polled ${polled.per_s}/s cpu ${polled.cpu_ms_per_req} ms | uncached ${uncached.per_s}/s cpu ${uncached.cpu_ms_per_req} ms`);
   return { db: svc.kind, create, public_read: reads, public_read_polled: polled, public_read_uncached: uncached, load_avg: loadAvg() };
 }
