@@ -37,10 +37,11 @@ export function createPublicSessionCache(opts: { ttlMs?: number; maxLifeMs?: num
   /** Everything invalidated at this number (start, listener up or down, a renamed merchant). */
   let cutoff = 0;
   /**
-   * Order id → the number of its last invalidation and until when nothing is stored for it (a change made
-   * here, not yet committed). Kept `holdMs`, in insertion order, which is also time order.
+   * Order id → the number of its last invalidation, when it was, and whether it was a change made here (not
+   * yet committed: nothing is stored for that order while the entry lives). Entries live `holdMs`, in
+   * insertion order, which is also time order.
    */
-  const changes = new Map<string, { seq: number; at: number; holdUntil: number }>();
+  const changes = new Map<string, { seq: number; at: number; held: boolean }>();
 
   function drop(tokenHash: string) {
     const e = byToken.get(tokenHash);
@@ -64,7 +65,7 @@ export function createPublicSessionCache(opts: { ttlMs?: number; maxLifeMs?: num
     const tokenHash = tokenOfOrder.get(orderId);
     if (tokenHash !== undefined) drop(tokenHash);
     changes.delete(orderId); // re-inserted last, keeping the map in time order
-    changes.set(orderId, { seq: ++seq, at: t, holdUntil: hold ? t + holdMs : 0 });
+    changes.set(orderId, { seq: ++seq, at: t, held: hold });
   }
 
   function invalidateAll() {
@@ -88,10 +89,10 @@ export function createPublicSessionCache(opts: { ttlMs?: number; maxLifeMs?: num
     /** `expiresAt`: when the answer changes by itself (an open session is expired on read), or null. */
     set(ticket: number, tokenHash: string, orderId: string, body: string, expiresAt: Date | null) {
       const t = now();
-      forget(t);
+      forget(t); // every change still listed is younger than holdMs
       if (ticket < cutoff) return;
       const change = changes.get(orderId);
-      if (change && (change.seq > ticket || change.holdUntil > t)) return;
+      if (change && (change.held || change.seq > ticket)) return;
       const until = Math.min(t + (notified ? maxLifeMs : ttlMs), expiresAt?.getTime() ?? Infinity);
       if (until <= t) return;
       drop(tokenHash);

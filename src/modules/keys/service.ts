@@ -14,6 +14,8 @@ const hint = (raw: string) => `${raw.slice(0, raw.indexOf('_', 3) + 1)}…${raw.
 const TOUCH_EVERY_MS = 60_000;
 const TOUCH_MEMORY = 10_000;
 const IDENTITY_MEMORY = 10_000;
+/** What an API key looks like; anything else is refused before it is hashed or looked up. */
+const KEY_FORMAT = /^(sk|pk)_live_[0-9A-Za-z]{16,64}$/;
 
 export function createKeysService(db: Db) {
   // Only *when* a key was last written is remembered here, never whether it is valid: revocation is still
@@ -56,10 +58,11 @@ export function createKeysService(db: Db) {
 
     /**
      * Secret keys are looked up by their SHA-256 and the stored hash is compared in constant time.
-     * A revoked key stops working on the next request: nothing is cached.
+     * A revoked key stops working on the next request: validity is never cached (only the key's identity,
+     * for `recall`).
      */
     async authenticate(raw: string): Promise<AuthenticatedKey | null> {
-      if (!/^(sk|pk)_live_[0-9A-Za-z]{16,64}$/.test(raw)) return null;
+      if (!KEY_FORMAT.test(raw)) return null;
       const digest = sha256Hex(raw);
       const row = await keysRepo.findByHash(db, digest);
       if (!row || !safeEqual(row.key_hash, digest) || row.revoked_at) return null;
@@ -75,7 +78,7 @@ export function createKeysService(db: Db) {
      * statement that acts on it (api/middleware/auth.ts allows it only for such routes).
      */
     recall(raw: string): AuthenticatedKey | null {
-      if (!/^(sk|pk)_live_[0-9A-Za-z]{16,64}$/.test(raw)) return null;
+      if (!KEY_FORMAT.test(raw)) return null;
       return identities.get(sha256Hex(raw)) ?? null;
     },
 
