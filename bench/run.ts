@@ -29,8 +29,7 @@ function parseFlags() {
       strict: true,
     }).values;
   } catch (err) {
-    console.error(`${(err as Error).message}\nusage: ${USAGE}`);
-    process.exit(2);
+    return usageError((err as Error).message);
   }
 }
 // Ctrl-C or a kill ends the run through process.exit, so the 'exit' hooks run (anvil is stopped) and the
