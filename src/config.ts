@@ -1,3 +1,4 @@
+import { registerSecretUrls } from './lib/redact-urls.js';
 import { z } from 'zod';
 import { getAddress, isAddress, type Address, type Hex } from 'viem';
 
@@ -110,6 +111,8 @@ export function trustedOrigins(config: Pick<Config, 'env' | 'publicBaseUrl' | 'd
 export function loadConfig(env: Env = process.env, argv: string[] = process.argv): Config {
   const chains = readChains(env);
   const devnet = chains.size === 0;
+  // Provider URLs hold API keys: from here on no part of one is written to a log (lib/redact-urls.ts).
+  registerSecretUrls([...chains.values()].map((c) => c.rpcUrl));
   const port = read(env, 'PORT', int(0, 65535).default(3000));
   const publicBaseUrl = read(env, 'PUBLIC_BASE_URL', url.optional()) ?? `http://localhost:${port}`;
   // "--role=x" or "--role x"; absent means all. (Not argv[indexOf + 1]: with no --role that is argv[0], node's path.)

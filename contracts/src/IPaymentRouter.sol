@@ -28,7 +28,7 @@ interface IPaymentRouter {
     struct RefundOrder {
         bytes32 orderId;
         bytes32 refundId; // keccak256 of the service's public refund id ("re_…"); single use
-        address to; // who receives the refund (normally the payer)
+        address to; // who receives the refund: must be the order's recorded payer (enforced on chain)
         uint256 amount;
         uint256 deadline;
     }
@@ -42,6 +42,7 @@ interface IPaymentRouter {
         uint256 amount;
         uint256 reserve; // still held by the router for this order
         uint256 refunded; // total refunded so far, from reserve and from submitters
+        uint256 releaseAfter; // unix seconds: settleBatch may release the reserve only after this (hold at payment)
     }
 
     event OrderPaid(
@@ -53,7 +54,8 @@ interface IPaymentRouter {
         uint256 serviceFee,
         uint256 platformFee,
         uint256 reserveHold,
-        address platform
+        address platform,
+        uint256 releaseAfter
     );
     event Refunded(
         bytes32 indexed orderId,
@@ -68,6 +70,13 @@ interface IPaymentRouter {
     event ReserveReleaseFailed(bytes32 indexed orderId, bytes32 indexed batchId, address merchant, uint256 amount);
     /// @param orderCount number of orders whose reserve was released (= ReserveReleased events in this tx)
     event BatchSettled(bytes32 indexed batchId, uint256 orderCount, uint256 totalReleased);
+    /// @notice The operator voided a signed PayOrder that was not paid: it can never be paid from now on.
+    event PayOrderCancelled(bytes32 indexed orderId);
+    /// @notice The operator voided a signed RefundOrder that was not executed: it can never execute from now on.
+    event RefundCancelled(bytes32 indexed refundId);
+    /// @notice Tokens the router held beyond the reserves it owes (e.g. sent to it directly) were moved out.
+    event ExcessRecovered(address indexed token, address indexed to, uint256 amount);
+    event ReserveHoldUpdated(uint256 previousSeconds, uint256 newSeconds);
     event SignerUpdated(address indexed signer, bool authorised);
     event OperatorUpdated(address indexed previousOperator, address indexed newOperator);
     event ServiceTreasuryUpdated(address indexed previousTreasury, address indexed newTreasury);
@@ -90,6 +99,11 @@ interface IPaymentRouter {
     error BatchAlreadySettled(bytes32 batchId);
     error InvalidBatchSize(uint256 size, uint256 max);
     error RenounceDisabled();
+    /// @notice The operator cancelled this order before it was paid.
+    error OrderCancelled(bytes32 orderId);
+    /// @notice A refund pays only the payer the router recorded for the order.
+    error RefundNotToPayer(address payer, address to);
+    error HoldTooLong(uint256 holdSeconds, uint256 max);
 
     /// @notice Pay an order: pulls `order.amount` from msg.sender (approval needed) and splits it.
     /// @param signature 65-byte r‖s‖v signature of a service signer over the PayOrder typed data.
@@ -113,9 +127,24 @@ interface IPaymentRouter {
 
     /// @notice Release the remaining reserve of each order to its merchant. Operator only, at most
     ///         MAX_BATCH_SIZE orders. Orders with nothing left to release (unpaid, released before, or
-    ///         refunded from the reserve) are skipped, so a refund racing the batch never blocks it; an order
-    ///         whose transfer the token refuses keeps its reserve and emits ReserveReleaseFailed.
+    ///         refunded from the reserve) or still inside their hold (block.timestamp < releaseAfter) are
+    ///         skipped, so a refund racing the batch never blocks it; an order whose transfer the token
+    ///         refuses keeps its reserve and emits ReserveReleaseFailed.
     function settleBatch(bytes32 batchId, bytes32[] calldata orderIds) external;
+
+    /// @notice Void signed PayOrders that were not paid (operator only, at most MAX_BATCH_SIZE ids, works while
+    ///         paused). Ids already paid or already cancelled are skipped: a payment mined first wins.
+    function cancelOrders(bytes32[] calldata orderIds) external;
+
+    /// @notice Void a signed RefundOrder that was not executed (operator only, works while paused). Reverts
+    ///         RefundAlreadyUsed if it was executed or cancelled before.
+    function cancelRefund(bytes32 refundId) external;
+
+    /// @notice Move out what the router holds of `token` beyond the reserves it owes (owner only).
+    function recoverExcess(address token, address to) external;
+
+    /// @notice Hold applied to reserves of orders paid from now on (owner only); orders keep the hold they were paid under.
+    function setReserveHold(uint256 holdSeconds) external;
 
     function addSigner(address signer) external;
     function removeSigner(address signer) external;
@@ -126,7 +155,13 @@ interface IPaymentRouter {
 
     function orders(bytes32 orderId) external view returns (Order memory);
     function isSigner(address account) external view returns (bool);
+    /// @notice Executed or cancelled.
     function refundUsed(bytes32 refundId) external view returns (bool);
+    function refundCancelled(bytes32 refundId) external view returns (bool);
+    function orderCancelled(bytes32 orderId) external view returns (bool);
+    /// @notice Σ reserves the router owes in `token`; its balance of `token` is never below this.
+    function reserved(address token) external view returns (uint256);
+    function reserveHoldSeconds() external view returns (uint256);
     function batchSettled(bytes32 batchId) external view returns (bool);
     function operator() external view returns (address);
     function serviceTreasury() external view returns (address);

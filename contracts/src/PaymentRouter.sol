@@ -27,6 +27,8 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         keccak256("RefundOrder(bytes32 orderId,bytes32 refundId,address to,uint256 amount,uint256 deadline)");
     /// @notice Bounds a batch's gas: 100 token transfers fit comfortably in a block.
     uint256 public constant MAX_BATCH_SIZE = 100;
+    /// @notice Upper bound on the reserve hold, so a mistaken setting cannot lock reserves for years.
+    uint256 public constant MAX_RESERVE_HOLD = 365 days;
 
     /// @inheritdoc IPaymentRouter
     mapping(address account => bool) public isSigner;
@@ -38,6 +40,14 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
     address public operator;
     /// @inheritdoc IPaymentRouter
     address public serviceTreasury;
+    /// @inheritdoc IPaymentRouter
+    mapping(bytes32 refundId => bool) public refundCancelled;
+    /// @inheritdoc IPaymentRouter
+    mapping(bytes32 orderId => bool) public orderCancelled;
+    /// @inheritdoc IPaymentRouter
+    mapping(address token => uint256) public reserved;
+    /// @inheritdoc IPaymentRouter
+    uint256 public reserveHoldSeconds;
     mapping(bytes32 orderId => Order) private _orders;
 
     modifier onlyOperator() {
@@ -45,13 +55,14 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         _;
     }
 
-    constructor(address owner_, address signer_, address operator_, address treasury_)
+    constructor(address owner_, address signer_, address operator_, address treasury_, uint256 reserveHold_)
         EIP712("Trisettle PaymentRouter", "1")
         Ownable(owner_)
     {
         _setSigner(signer_, true);
         _setOperator(operator_);
         _setServiceTreasury(treasury_);
+        _setReserveHold(reserveHold_);
     }
 
     /// @inheritdoc IPaymentRouter
@@ -84,6 +95,8 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         if (ro.to == address(0)) revert ZeroAddress();
         Order storage o = _orders[ro.orderId];
         if (!o.paid) revert OrderNotPaid(ro.orderId);
+        // A stolen signer key can then only send money back to whoever paid, never to itself.
+        if (ro.to != o.payer) revert RefundNotToPayer(o.payer, ro.to);
         uint256 refundable = o.amount - o.refunded;
         if (ro.amount > refundable) revert RefundExceedsOrder(ro.orderId, ro.amount, refundable);
 
@@ -93,6 +106,7 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         refundUsed[ro.refundId] = true;
         o.reserve -= fromReserve;
         o.refunded += ro.amount;
+        reserved[o.token] -= fromReserve;
 
         IERC20 token = IERC20(o.token);
         if (fromSubmitter != 0) _pullExact(token, fromSubmitter);
@@ -119,12 +133,15 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
             Order storage o = _orders[orderIds[i]];
             uint256 amount = o.reserve;
             // Skip rather than revert: a refund may have consumed the reserve after the batch was built.
-            if (amount == 0) continue;
+            // The hold was fixed at payment, so a stolen operator key cannot release a reserve early.
+            if (amount == 0 || block.timestamp < o.releaseAfter) continue;
             o.reserve = 0;
+            reserved[o.token] -= amount;
             // One merchant the token refuses (e.g. USDC-blocklisted) must not hold up everyone else's
             // release: its reserve stays recorded and a later batch can retry.
             if (!IERC20(o.token).trySafeTransfer(o.merchant, amount)) {
                 o.reserve = amount;
+                reserved[o.token] += amount;
                 emit ReserveReleaseFailed(orderIds[i], batchId, o.merchant, amount);
                 continue;
             }
@@ -133,6 +150,41 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
             emit ReserveReleased(orderIds[i], batchId, o.merchant, amount);
         }
         emit BatchSettled(batchId, count, total);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function cancelOrders(bytes32[] calldata orderIds) external onlyOperator nonReentrant {
+        if (orderIds.length == 0 || orderIds.length > MAX_BATCH_SIZE) {
+            revert InvalidBatchSize(orderIds.length, MAX_BATCH_SIZE);
+        }
+        for (uint256 i; i < orderIds.length; ++i) {
+            bytes32 id = orderIds[i];
+            if (_orders[id].paid || orderCancelled[id]) continue;
+            orderCancelled[id] = true;
+            emit PayOrderCancelled(id);
+        }
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function cancelRefund(bytes32 refundId) external onlyOperator nonReentrant {
+        if (refundUsed[refundId]) revert RefundAlreadyUsed(refundId);
+        refundUsed[refundId] = true;
+        refundCancelled[refundId] = true;
+        emit RefundCancelled(refundId);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function recoverExcess(address token, address to) external onlyOwner nonReentrant {
+        if (to == address(0)) revert ZeroAddress();
+        uint256 excess = IERC20(token).balanceOf(address(this)) - reserved[token];
+        if (excess == 0) revert ZeroAmount();
+        IERC20(token).safeTransfer(to, excess);
+        emit ExcessRecovered(token, to, excess);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function setReserveHold(uint256 holdSeconds) external onlyOwner {
+        _setReserveHold(holdSeconds);
     }
 
     /// @inheritdoc IPaymentRouter
@@ -196,6 +248,7 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         if (block.timestamp > order.deadline) revert OrderExpired(order.deadline, block.timestamp);
         if (order.payer != address(0) && msg.sender != order.payer) revert WrongPayer(order.payer, msg.sender);
         if (_orders[order.orderId].paid) revert AlreadyPaid(order.orderId);
+        if (orderCancelled[order.orderId]) revert OrderCancelled(order.orderId);
         if (order.amount == 0) revert ZeroAmount();
         if (order.merchant == address(0) || order.platform == address(0)) revert ZeroAddress();
         // Written as subtractions so absurd fee values cannot overflow past the check.
@@ -206,7 +259,10 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         ) revert FeesExceedAmount(amount, order.serviceFee, order.platformFee, order.reserveHold);
 
         // Mark paid by orderId before moving tokens (checks-effects-interactions).
-        _orders[order.orderId] = Order(order.token, true, msg.sender, order.merchant, amount, order.reserveHold, 0);
+        uint256 releaseAfter = block.timestamp + reserveHoldSeconds;
+        _orders[order.orderId] =
+            Order(order.token, true, msg.sender, order.merchant, amount, order.reserveHold, 0, releaseAfter);
+        reserved[order.token] += order.reserveHold;
 
         IERC20 token = IERC20(order.token);
         _pullExact(token, amount);
@@ -224,7 +280,8 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
             order.serviceFee,
             order.platformFee,
             order.reserveHold,
-            order.platform
+            order.platform,
+            releaseAfter
         );
     }
 
@@ -257,6 +314,12 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         if (operator_ == address(0)) revert ZeroAddress();
         emit OperatorUpdated(operator, operator_);
         operator = operator_;
+    }
+
+    function _setReserveHold(uint256 holdSeconds) private {
+        if (holdSeconds > MAX_RESERVE_HOLD) revert HoldTooLong(holdSeconds, MAX_RESERVE_HOLD);
+        emit ReserveHoldUpdated(reserveHoldSeconds, holdSeconds);
+        reserveHoldSeconds = holdSeconds;
     }
 
     function _setServiceTreasury(address treasury) private {

@@ -37,7 +37,7 @@ contract HostileRefundsTest is RouterTestBase {
     }
 
     function test_RevertWhen_RefundSignedForAnotherRouter() public {
-        PaymentRouter other = new PaymentRouter(owner, signer, operator, treasury);
+        PaymentRouter other = new PaymentRouter(owner, signer, operator, treasury, 7 days);
         IPaymentRouter.RefundOrder memory r = refundOrder(paid.orderId, 1e6);
         (uint8 v, bytes32 rr, bytes32 s) = vm.sign(SIGNER_KEY, SigUtils.refundDigest(r, block.chainid, address(other)));
         _expectRefused(r, abi.encodePacked(rr, s, v));

@@ -67,7 +67,7 @@ contract SignaturesTest is RouterTestBase {
     }
 
     function test_RevertWhen_SignedForAnotherRouter() public {
-        PaymentRouter other = new PaymentRouter(owner, signer, operator, treasury);
+        PaymentRouter other = new PaymentRouter(owner, signer, operator, treasury, 7 days);
         IPaymentRouter.PayOrder memory o = defaultOrder();
         bytes32 foreign = SigUtils.payDigest(o, block.chainid, address(other));
         (uint8 v, bytes32 r, bytes32 s) = vm.sign(SIGNER_KEY, foreign);

@@ -15,9 +15,13 @@ export type DeployRouterParams = DeployClients & {
   signer: Address;
   operator: Address;
   treasury: Address;
+  /** Reserve hold the router records on every payment (seconds); default 7 days. */
+  reserveHoldSeconds?: bigint;
   nonce?: number;
   confirmations?: number;
 };
+
+export const DEFAULT_RESERVE_HOLD_SECONDS = 7n * 86_400n;
 
 async function contractAddressOf(
   publicClient: ChainPublicClient,
@@ -36,7 +40,7 @@ export async function deployRouter(p: DeployRouterParams): Promise<Address> {
   const hash = await p.walletClient.deployContract({
     abi: paymentRouterAbi,
     bytecode: paymentRouterBytecode,
-    args: [p.owner, p.signer, p.operator, p.treasury],
+    args: [p.owner, p.signer, p.operator, p.treasury, p.reserveHoldSeconds ?? DEFAULT_RESERVE_HOLD_SECONDS],
     nonce: p.nonce,
   });
   return contractAddressOf(p.publicClient, hash, 'PaymentRouter', p.confirmations);
@@ -83,7 +87,7 @@ export async function fundTestUsdc(
  * then `usdcEach` minted to every buyer. The wallet's account owns both contracts.
  */
 export async function deployDevStack(
-  p: DeployClients & { signer: Address; operator: Address; treasury: Address; buyers: readonly Address[]; usdcEach: bigint },
+  p: DeployClients & { signer: Address; operator: Address; treasury: Address; buyers: readonly Address[]; usdcEach: bigint; reserveHoldSeconds?: bigint },
 ): Promise<{ usdc: Address; router: Address }> {
   const owner = p.walletClient.account.address;
   const nonce = await p.publicClient.getTransactionCount({ address: owner, blockTag: 'pending' });

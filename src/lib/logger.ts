@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { scrubText } from './redact-urls.js';
 
 /**
  * Secrets never reach logs: authorization headers, cookies, keys and signatures are redacted by path,
@@ -16,6 +17,8 @@ export function createLogger(level: string, env: string, destination?: Destinati
       ],
       censor: '[redacted]',
     },
+    // Whatever a line carries (an error from viem, a log of a URL), no configured RPC URL leaves in it.
+    hooks: { streamWrite: scrubText },
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -15,7 +15,7 @@ contract RouterInvariantsTest is TestBase {
     function setUp() public {
         vm.warp(1_750_000_000);
         address operator = makeAddr("operator");
-        router = new PaymentRouter(address(this), vm.addr(0xA11CE), operator, makeAddr("treasury"));
+        router = new PaymentRouter(address(this), vm.addr(0xA11CE), operator, makeAddr("treasury"), 7 days);
         usdc = new TestUSDC(address(this));
         handler = new RouterHandler(router, usdc, operator);
         for (uint256 i; i < 4; ++i) {

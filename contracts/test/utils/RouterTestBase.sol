@@ -37,7 +37,7 @@ abstract contract RouterTestBase is TestBase {
         signer = vm.addr(SIGNER_KEY);
         buyer = vm.addr(BUYER_KEY);
         vm.label(buyer, "buyer");
-        router = new PaymentRouter(owner, signer, operator, treasury);
+        router = new PaymentRouter(owner, signer, operator, treasury, 7 days);
         usdc = new TestUSDC(address(this));
         usdc.mint(buyer, 1e15);
         vm.prank(buyer);
