@@ -9,6 +9,7 @@ import {RouterTestBase} from "./utils/RouterTestBase.sol";
 contract SettleTest is RouterTestBase {
     bytes32 internal constant BATCH = keccak256("stl_1");
 
+    /// @dev n paid orders (same second, so the same releaseAfter), with the clock moved past their hold.
     function _paidOrders(uint256 n) internal returns (bytes32[] memory ids) {
         ids = new bytes32[](n);
         for (uint256 i; i < n; ++i) {
@@ -16,6 +17,7 @@ contract SettleTest is RouterTestBase {
             pay(o);
             ids[i] = o.orderId;
         }
+        warpPastHold(ids[0]);
     }
 
     function test_SettleBatch() public {

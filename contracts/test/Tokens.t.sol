@@ -98,6 +98,7 @@ contract TokensTest is RouterTestBase {
         router.payOrder(b, sigB);
         vm.stopPrank();
         blk.setBlocked(merchant, true);
+        warpPastHold(a.orderId);
 
         bytes32[] memory ids = new bytes32[](2);
         (ids[0], ids[1]) = (a.orderId, b.orderId);
@@ -147,6 +148,7 @@ contract TokensTest is RouterTestBase {
         (IPaymentRouter.PayOrder memory o, bytes memory sig) = _payWith(address(ren));
         vm.prank(buyer);
         router.payOrder(o, sig);
+        warpPastHold(o.orderId); // else the batch skips the order for its hold and never calls the token
         IPaymentRouter.RefundOrder memory r = refundOrder(o.orderId, 9.4e6);
         ren.arm(address(router), abi.encodeCall(router.refund, (r, sign(r))));
         bytes32[] memory ids = new bytes32[](1);

@@ -15,6 +15,7 @@ abstract contract RouterTestBase is TestBase {
     uint256 internal constant OTHER_KEY = 0xB0B;
     uint256 internal constant BUYER_KEY = 0xB17E;
     uint256 internal constant START = 1_750_000_000;
+    uint256 internal constant HOLD = 7 days;
 
     PaymentRouter internal router;
     TestUSDC internal usdc;
@@ -37,7 +38,7 @@ abstract contract RouterTestBase is TestBase {
         signer = vm.addr(SIGNER_KEY);
         buyer = vm.addr(BUYER_KEY);
         vm.label(buyer, "buyer");
-        router = new PaymentRouter(owner, signer, operator, treasury, 7 days);
+        router = new PaymentRouter(owner, signer, operator, treasury, HOLD);
         usdc = new TestUSDC(address(this));
         usdc.mint(buyer, 1e15);
         vm.prank(buyer);
@@ -95,5 +96,30 @@ abstract contract RouterTestBase is TestBase {
 
     function bal(address account) internal view returns (uint256) {
         return IERC20(address(usdc)).balanceOf(account);
+    }
+
+    function payAs(address who, IPaymentRouter.PayOrder memory o) internal {
+        bytes memory sig = sign(o);
+        vm.prank(who);
+        router.payOrder(o, sig);
+    }
+
+    /// @dev Moves the chain's clock to the first second at which settleBatch may release `orderId`'s reserve.
+    function warpPastHold(bytes32 orderId) internal {
+        vm.warp(router.orders(orderId).releaseAfter);
+    }
+
+    function ids1(bytes32 id) internal pure returns (bytes32[] memory ids) {
+        ids = new bytes32[](1);
+        ids[0] = id;
+    }
+
+    /// @dev A real EIP-2612 permit from `key`'s address to the router, signed over TestUSDC's own domain.
+    function signPermit(uint256 key, uint256 value, uint256 deadline) internal view returns (uint8, bytes32, bytes32) {
+        address holder = vm.addr(key);
+        bytes32 digest = SigUtils.permitDigest(
+            usdc.DOMAIN_SEPARATOR(), holder, address(router), value, usdc.nonces(holder), deadline
+        );
+        return vm.sign(key, digest);
     }
 }

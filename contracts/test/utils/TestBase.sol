@@ -44,4 +44,12 @@ abstract contract TestBase {
         if (x >= min && x <= max) return x;
         return min + (x % (max - min + 1));
     }
+
+    /// @dev How many logs `emitter` emitted with event signature `topic0` since vm.recordLogs() (consumes them).
+    function countLogs(address emitter, bytes32 topic0) internal returns (uint256 n) {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter == emitter && logs[i].topics.length > 0 && logs[i].topics[0] == topic0) ++n;
+        }
+    }
 }

@@ -5,6 +5,12 @@ pragma solidity 0.8.30;
 ///         build time), so the signatures below are copied from Foundry's Vm interface; the selectors must
 ///         match exactly for forge to intercept the calls.
 interface Vm {
+    struct Log {
+        bytes32[] topics;
+        bytes data;
+        address emitter;
+    }
+
     function addr(uint256 privateKey) external pure returns (address);
     function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
     function warp(uint256 newTimestamp) external;
@@ -25,4 +31,8 @@ interface Vm {
     function assertEq(bytes32 left, bytes32 right, string calldata error) external pure;
     function assertEq(bool left, bool right, string calldata error) external pure;
     function assertLe(uint256 left, uint256 right, string calldata error) external pure;
+    function assertGe(uint256 left, uint256 right, string calldata error) external pure;
+    function assertGt(uint256 left, uint256 right, string calldata error) external pure;
+    function recordLogs() external;
+    function getRecordedLogs() external returns (Log[] memory logs);
 }
