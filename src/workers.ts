@@ -1,4 +1,6 @@
 import type { Services } from './services.js';
+import { describeError } from './lib/redact-urls.js';
+import { indexerRepo } from './modules/indexer/repo.js';
 import { createWebhookDeliverer } from './modules/webhooks/deliver.js';
 
 /**
@@ -23,9 +25,13 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
     return { name, stop: async () => { running = false; clearTimeout(timer); await current; } };
   };
   workers.push(every('idempotency-purge', 60 * 60 * 1000, () => services.idempotency.purgeExpired()));
-  // Expiry sweeper: pending orders (and their sessions) past deadline, pending invitations past expiry.
+  // Expiry sweeper: pending orders (and their sessions) whose deadline the indexed chain has passed,
+  // pending invitations past expiry.
   workers.push(every('expiry-sweeper', 5_000, async () => {
-    while ((await services.orders.expireDue()) > 0);
+    for (const rt of services.chains.list()) {
+      await sweepExpiredOrders(services, rt.chainId).catch((err) =>
+        services.logger.warn({ chain_id: rt.chainId, err: describeError(err) }, 'order expiry pass failed'));
+    }
     await services.invitations.expireDue();
   }));
   // The chain indexer: one loop per configured chain; /_/indexer/start|stop toggle it in this process.
@@ -44,4 +50,16 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
   return async () => {
     await Promise.all(workers.map((w) => w.stop()));
   };
+}
+
+/**
+ * The chain time up to which every router log has been applied at confirmation depth: the timestamp of the
+ * indexer's cursor block. Orders expire against it, never against the wall clock.
+ */
+export async function sweepExpiredOrders(services: Services, chainId: number) {
+  const cursor = await indexerRepo.cursor(services.database.db, chainId);
+  if (cursor === null || cursor < 0n) return;
+  const block = await services.chains.get(chainId).publicClient.getBlock({ blockNumber: cursor });
+  const indexedUntil = new Date(Number(block.timestamp) * 1000);
+  while ((await services.orders.expireDue(chainId, indexedUntil)) > 0);
 }

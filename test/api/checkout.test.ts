@@ -72,11 +72,18 @@ describe('checkout sessions', () => {
     expect([await h.count('checkout_sessions'), await h.count('orders')]).toEqual([n, o]);
   });
 
-  it('expires with its order; a new session may reuse the order_no', async () => {
+  it('stays open past expires_at until the indexed chain passes it, then expires with its order; a new session may reuse the order_no', async () => {
     const b = body();
     const s = (await h.request('POST', '/v1/checkout/sessions', { key: p.secretKey, body: b })).body;
     await h.db.updateTable('checkout_sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', s.id).execute();
     await h.db.updateTable('orders').set({ deadline_at: new Date(Date.now() - 1000) }).where('id', '=', s.order_id).execute();
+    // The wall clock is past the deadline, the indexed chain is not: a payment may still be on its way.
+    const early = await h.request('GET', `/v1/checkout/sessions/${s.session_token}`);
+    expect([early.body.state, early.body.order.state]).toEqual(['open', 'pending_payment']);
+    expect((await h.request('POST', '/v1/checkout/sessions', { key: p.secretKey, body: b })).status).toBe(409);
+    await h.services.orders.expireDue(84532, new Date(Date.now() - 2000));
+    expect((await h.request('GET', `/v1/checkout/sessions/${s.session_token}`)).body.state).toBe('open');
+    await h.services.orders.expireDue(84532, new Date());
     const pub = await h.request('GET', `/v1/checkout/sessions/${s.session_token}`);
     expect(pub.body.state).toBe('expired');
     expect(pub.body.order.state).toBe('expired');
@@ -88,7 +95,7 @@ describe('checkout sessions', () => {
   it('the sweeper expires due sessions and their orders', async () => {
     const s = (await h.request('POST', '/v1/checkout/sessions', { key: p.secretKey, body: body() })).body;
     await h.db.updateTable('orders').set({ deadline_at: new Date(Date.now() - 1000) }).where('id', '=', s.order_id).execute();
-    await h.services.orders.expireDue();
+    await h.services.orders.expireDue(84532, new Date());
     const row = await h.db.selectFrom('checkout_sessions').select('state').where('id', '=', s.id).executeTakeFirstOrThrow();
     expect(row.state).toBe('expired');
   });

@@ -311,7 +311,7 @@ describe('responses match the document', () => {
     validate('GET', '/metrics', metrics);
 
     // The session's order expires (the sweeper, run with a later clock): order.expired + checkout.session.expired.
-    await h.services.orders.expireDue(new Date(Date.now() + 3_600_000));
+    await h.services.orders.expireDue(84532, new Date(Date.now() + 3_600_000));
 
     const deliveries = await call('GET', `/v1/webhooks/endpoints/${ep.body.id}/deliveries`, { key }, 200);
     expect(deliveries.body.data.length).toBeGreaterThan(0);

@@ -185,14 +185,21 @@ describe('GET /v1/orders', () => {
 });
 
 describe('expiry', () => {
-  it('expires a pending order past its deadline, on read and by the sweeper, and frees its order_no', async () => {
+  it('keeps an order past its deadline on the wall clock pending, its order_no taken, until the indexed chain passes the deadline', async () => {
     const o = await order(h, p.secretKey, m.external_id);
     await h.db.updateTable('orders').set({ deadline_at: new Date(Date.now() - 1000) }).where('id', '=', o.id).execute();
     const read = await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey });
-    expect(read.body.state).toBe('expired');
+    expect(read.body.state).toBe('pending_payment');
+    const dup = await h.request('POST', '/v1/orders', { key: p.secretKey, body: { merchant_id: m.external_id, order_no: o.order_no, chain_id: 84532, token: 'USDC', amount: '1.00' } });
+    expect(dup.status).toBe(409);
+    // Indexed up to a block before the deadline, or on another chain: nothing expires.
+    expect(await h.services.orders.expireDue(84532, new Date(Date.now() - 5000))).toBe(0);
+    expect(await h.services.orders.expireDue(8453, new Date(Date.now() + 60_000))).toBe(0);
+    expect((await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey })).body.state).toBe('pending_payment');
     const o2 = await order(h, p.secretKey, m.external_id);
     await h.db.updateTable('orders').set({ deadline_at: new Date(Date.now() - 1000) }).where('id', '=', o2.id).execute();
-    expect(await h.services.orders.expireDue()).toBeGreaterThanOrEqual(1);
+    expect(await h.services.orders.expireDue(84532, new Date())).toBeGreaterThanOrEqual(2);
+    expect((await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey })).body.state).toBe('expired');
     const row = await h.db.selectFrom('orders').select(['state', 'order_no_released']).where('id', '=', o2.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ state: 'expired', order_no_released: true });
     const reuse = await order(h, p.secretKey, m.external_id, { order_no: o2.order_no });

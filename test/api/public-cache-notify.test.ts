@@ -90,7 +90,7 @@ describe('public session cache with NOTIFY', () => {
     const read = reader(h, s.session_token);
     expect((await read()).state).toBe('open');
     await h.db.updateTable('orders').set({ deadline_at: new Date(Date.now() - 1000) }).where('id', '=', s.order_id).execute();
-    await h.services.orders.expireDue();
+    await h.services.orders.expireDue(84532, new Date());
     expect(await read()).toMatchObject({ state: 'expired', order: { state: 'expired' } });
   });
 });

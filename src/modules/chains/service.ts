@@ -2,8 +2,9 @@ import { createPublicClient, http, type Address, type PublicClient } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { ChainConfig, Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
+import { createChainClock, type ChainClock } from './clock.js';
 
-export type ChainRuntime = ChainConfig & { name: string; publicClient: PublicClient; blockExplorerUrl: string | null };
+export type ChainRuntime = ChainConfig & { name: string; publicClient: PublicClient; blockExplorerUrl: string | null; clock: ChainClock };
 
 const NAMES: Record<number, { name: string; explorer: string | null }> = {
   84532: { name: 'Base Sepolia', explorer: 'https://sepolia.basescan.org' },
@@ -18,11 +19,13 @@ export function createChainsService(config: Config) {
   const runtimes = new Map<number, ChainRuntime>();
   for (const [id, c] of config.chains) {
     const devnet = config.env === 'devnet';
+    const publicClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2 }) }) as PublicClient;
     runtimes.set(id, {
       ...c,
       name: devnet ? `Trisettle devnet (${id})` : (NAMES[id]?.name ?? `Chain ${id}`),
       blockExplorerUrl: devnet ? null : (NAMES[id]?.explorer ?? null),
-      publicClient: createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2 }) }) as PublicClient,
+      publicClient,
+      clock: createChainClock(publicClient),
     });
   }
   const signer: PrivateKeyAccount | null = config.signerPrivateKey ? privateKeyToAccount(config.signerPrivateKey) : null;

@@ -35,12 +35,10 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
    * display names, price, split, the signed order and chain details; no platform internals.
    */
   async function readPublic(hash: string) {
-    let found = await sessionsRepo.findPublic(db, hash);
+    // Past expires_at on the wall clock the session stays open until the indexed chain has passed the
+    // deadline (orders.expireDue): a payment mined in time may still be on its way to confirmation depth.
+    const found = await sessionsRepo.findPublic(db, hash);
     if (!found) throw new AppError('not_found', 'No such checkout session.');
-    if (found.session.state === 'open' && found.session.expires_at.getTime() <= Date.now()) {
-      await orders.get(found.order.platform_id, found.order.id); // expires order + session (check on read)
-      found = (await sessionsRepo.findPublic(db, hash))!;
-    }
     const s = found.session;
     const order = serializeOrder(found.order);
     const chain = chains.get(order.chain_id);
@@ -78,7 +76,9 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
       const { platformId } = caller;
       const id = newId('cs');
       const token = newSecret('cs_live');
-      const expiresAt = new Date(Date.now() + (input.expires_in_seconds ?? SESSION_DEFAULT_SECONDS) * 1000);
+      // expires_at is the signed PayOrder's deadline: on the chain's clock, which the router checks.
+      const chain = chains.get(input.chain_id);
+      const expiresAt = new Date(chain.clock.now().getTime() + (input.expires_in_seconds ?? SESSION_DEFAULT_SECONDS) * 1000);
       const prepared = await orders.prepare(caller, {
         merchantExternalId: input.merchant_id,
         orderNo: input.order_no,
@@ -118,7 +118,9 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
       const ticket = cache?.ticket() ?? 0;
       const { session, body } = await readPublic(hash);
       const json = JSON.stringify(body);
-      cache?.set(ticket, hash, session.order_id, json, session.state === 'open' ? session.expires_at : null);
+      // Kept until the session changes (NOTIFY on expiry or payment), not until expires_at: the state does not
+      // change on the wall clock.
+      cache?.set(ticket, hash, session.order_id, json, null);
       return json;
     },
   };

@@ -113,9 +113,10 @@ export const ordersRepo = {
       .where('id', '=', id).where('state', 'in', from as OrderState[]).returningAll().executeTakeFirst(),
 
   /** Due pending orders, locked so concurrent sweepers (several instances) take disjoint rows. */
-  lockDue: (db: Executor, now: Date, limit: number) =>
-    db.selectFrom('orders').select(['id']).where('state', '=', 'pending_payment').where('deadline_at', '<=', now)
-      .orderBy('deadline_at').limit(limit).forUpdate().skipLocked().execute(),
+  /** Pending orders of the chain whose deadline (last second payable) is before `indexedUntil`. */
+  lockDue: (db: Executor, chainId: number, indexedUntil: Date, limit: number) =>
+    db.selectFrom('orders').select(['id']).where('state', '=', 'pending_payment').where('chain_id', '=', chainId)
+      .where('deadline_at', '<', indexedUntil).orderBy('deadline_at').limit(limit).forUpdate().skipLocked().execute(),
 
   counts: (db: Executor, platformId: string) =>
     db.selectFrom('orders')

@@ -14,6 +14,7 @@ import type { OrderPaidEvent } from '../indexer/events.js';
 import { emitEvent, type EventType } from '../events/service.js';
 import { recordResponseInTx, recordsResponse } from '../idempotency/context.js';
 import { ordersRepo, type NewOrderRow, type OrderRow } from './repo.js';
+import { DIRECT_ORDER_DEFAULT_SECONDS } from './schemas.js';
 import { serializeOrder } from './serialize.js';
 import { computeSplit } from './split.js';
 import { ORDER_TRANSITIONS, invalidTransitionMessage, type OrderTrigger } from './state.js';
@@ -209,17 +210,18 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
      * API's errors) and remembered. A change made anywhere, by any instance, is therefore never signed past.
      */
     async create(caller: Caller, body: { merchant_id: string; order_no: string; chain_id: number; amount: string; metadata?: Record<string, unknown> | undefined; expires_in_seconds?: number | undefined }) {
+      const chain = chains.get(body.chain_id);
       const input: NewOrderInput = {
         merchantExternalId: body.merchant_id,
         orderNo: body.order_no,
         chainId: body.chain_id,
         amount: body.amount,
         metadata: body.metadata ?? {},
-        deadline: new Date(Date.now() + (body.expires_in_seconds ?? 3600) * 1000),
+        // The router checks the deadline against block time: it is set on the chain's clock.
+        deadline: new Date(chain.clock.now().getTime() + (body.expires_in_seconds ?? DIRECT_ORDER_DEFAULT_SECONDS) * 1000),
         payer: null,
         checkoutSessionId: null,
       };
-      const chain = chains.get(input.chainId);
       const units = parseUnits(input.amount);
       const key = contextKey(caller.platformId, input.merchantExternalId);
       const known = contexts.get(key);
@@ -235,16 +237,13 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
       return (await write((ex) => insertPrepared(ex, row)))!;
     },
 
-    /** Reading a pending order past its deadline expires it first, so nobody sees a stale state. */
+    /**
+     * An order past its deadline on the wall clock may still have been paid in time: it stays
+     * pending_payment until the indexed chain says otherwise (expireDue), never expired on read.
+     */
     async get(platformId: string, id: string): Promise<OrderRow> {
       const order = await ordersRepo.findById(db, platformId, id);
       if (!order) throw notFound('order');
-      if (order.state === 'pending_payment' && order.deadline_at.getTime() <= Date.now()) {
-        return db.transaction().execute((tx) => expireOne(tx, order, new Date())).catch(async (err) => {
-          if (err instanceof AppError && err.code === 'invalid_state') return (await ordersRepo.findById(db, platformId, id))!;
-          throw err;
-        });
-      }
       return order;
     },
 
@@ -329,10 +328,17 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
       return db.transaction().execute((tx) => transition(tx, order, 'fail', { failed_at: new Date(), failure_reason: reason }, 'order.failed'));
     },
 
-    /** Sweeper: pending orders past their deadline → expired (and their open sessions), in batches. */
-    async expireDue(now = new Date(), batch = 200): Promise<number> {
+    /**
+     * Sweeper, on the chain's clock: `indexedUntil` is the timestamp of the block up to which the indexer has
+     * applied every log at confirmation depth. A pending order whose deadline is before it was not paid in
+     * time (blocks after it are later still, and the router refuses a payment past the deadline), so it
+     * expires — with its open session — and frees its order_no. Never on the wall clock: a payment mined
+     * before the deadline but not yet at depth keeps the order pending (issue 15, the expiry race).
+     */
+    async expireDue(chainId: number, indexedUntil: Date, batch = 200): Promise<number> {
       return db.transaction().execute(async (tx) => {
-        const due = await ordersRepo.lockDue(tx, now, batch);
+        const due = await ordersRepo.lockDue(tx, chainId, indexedUntil, batch);
+        const now = new Date();
         for (const { id } of due) {
           const order = (await ordersRepo.findAnyById(tx, id))!;
           await expireOne(tx, order, now);

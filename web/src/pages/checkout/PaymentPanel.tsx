@@ -30,6 +30,8 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
   const payer = session.payer_address as Address | null;
   const wrongPayer = Boolean(payer && address && !isAddressEqual(payer, address));
   const expired = session.state === 'expired' || expiresIn === 0;
+  // Past expires_at the service still waits for the network: a payment sent in time may be confirming.
+  const awaitingNetwork = expired && session.state === 'open';
   const amountText = `${formatHuman(session.order.amount)} ${session.order.token}`;
 
   return (
@@ -37,7 +39,7 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
       <div className="panel-head">
         <h1>{phase === 'confirmed' ? 'Payment complete' : inFlight ? 'Payment in progress' : 'Pay with your wallet'}</h1>
         <p className="muted">
-          {phase === 'confirmed' ? 'Confirmed on-chain.' : inFlight ? 'Your payment is on its way.' : expired ? 'This checkout has expired.' : <>Expires in <span className="tabular">{formatCountdown(expiresIn)}</span></>}
+          {phase === 'confirmed' ? 'Confirmed on-chain.' : inFlight ? 'Your payment is on its way.' : awaitingNetwork ? 'Expired, awaiting the network: a payment already sent will still complete.' : expired ? 'This checkout has expired.' : <>Expires in <span className="tabular">{formatCountdown(expiresIn)}</span></>}
         </p>
       </div>
 
