@@ -108,6 +108,10 @@ export function trustedOrigins(config: Pick<Config, 'env' | 'publicBaseUrl' | 'd
   return [...new Set(origins)];
 }
 
+/** Every admin token configured (ADMIN_TOKEN may hold the current and the previous one while rotating). */
+export const adminTokensOf = (config: Pick<Config, 'adminToken'>): string[] =>
+  config.adminToken ? config.adminToken.split(',').map((t) => t.trim()) : [];
+
 export function loadConfig(env: Env = process.env, argv: string[] = process.argv): Config {
   const chains = readChains(env);
   const devnet = chains.size === 0;
@@ -133,7 +137,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     operatorPrivateKey: read(env, 'OPERATOR_PRIVATE_KEY', privateKey.optional()) ?? null,
     serviceFeeBps: read(env, 'SERVICE_FEE_BPS', int(0, 10000).default(100)),
     serviceTreasury: read(env, 'SERVICE_TREASURY', address.optional()) ?? null,
-    adminToken: read(env, 'ADMIN_TOKEN', z.string().min(24, 'must be at least 24 characters').optional()) ?? null,
+    // Several comma-separated tokens are all accepted: rotation adds the new one, rolls the instances, then
+    // drops the old one (docs/security.md).
+    adminToken: read(env, 'ADMIN_TOKEN', z.string().refine((v) => v.split(',').every((t) => t.trim().length >= 24), 'each token must be at least 24 characters').optional()) ?? null,
     betterAuthSecret: read(env, 'BETTER_AUTH_SECRET', z.string().min(32, 'must be at least 32 characters').optional()) ?? null,
     reserveHoldDays: read(env, 'RESERVE_HOLD_DAYS', int(0, 365).default(7)),
     devnetRpcPort: read(env, 'DEVNET_RPC_PORT', int(1, 65535).default(8545)),

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { trustedOrigins, type Config } from '../../config.js';
+import { adminTokensOf, trustedOrigins, type Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
 import { safeEqual } from '../../lib/ids.js';
 import type { Caller } from '../../modules/orders/service.js';
@@ -18,9 +18,10 @@ export const resolvePrincipal = (): MiddlewareHandler<AppEnv> => async (c, next)
   if (header !== undefined) {
     token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     if (!token) throw new AppError('unauthenticated', 'Authorization must be "Bearer <key>".');
-    const admin = services.config.adminToken;
-    if (admin && c.req.path.startsWith('/_/') || admin && c.req.path === '/metrics') {
-      if (!safeEqual(token, admin)) throw new AppError('unauthenticated', 'Invalid admin token.');
+    const admins = adminTokensOf(services.config);
+    if (admins.length > 0 && (c.req.path.startsWith('/_/') || c.req.path === '/metrics')) {
+      // Every configured token is compared (constant time each), so timing tells nothing about which matched.
+      if (!admins.map((a) => safeEqual(token!, a)).includes(true)) throw new AppError('unauthenticated', 'Invalid admin token.');
       principal = { kind: 'admin' };
     } else {
       const recalled = checksKeyItself(c.req.method, c.req.path, c.req.header('idempotency-key')) ? services.keys.recall(token) : null;

@@ -1,0 +1,74 @@
+/**
+ * Keys rotate without downtime (issue 15, item 4; docs/security.md): during a rotation the old and the new
+ * credential are both valid, and once the old one is retired it is refused everywhere.
+ */
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
+import { loadConfig } from '../../src/config.js';
+import { revertOf } from '../helpers/chain.js';
+import { createFlow, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+const OLD = 'adm_old_token_0123456789abcdef';
+const NEW = 'adm_new_token_0123456789abcdef';
+
+describe('admin token rotation', () => {
+  let during: Harness;
+  let after: Harness;
+  beforeAll(async () => {
+    during = await createHarness({ config: { adminToken: `${NEW},${OLD}` } });
+    after = await createHarness({ config: { adminToken: NEW } });
+  });
+  afterAll(async () => { await during.close(); await after.close(); });
+
+  const status = (h: Harness, token: string) => h.request('GET', '/_/indexer/status', { key: token });
+
+  it('accepts both tokens while ADMIN_TOKEN lists both, and only the new one once the old is dropped', async () => {
+    expect((await status(during, NEW)).status).toBe(200);
+    expect((await status(during, OLD)).status).toBe(200);
+    expect((await status(during, `${NEW},${OLD}`)).status).toBe(401);
+    expect((await status(after, NEW)).status).toBe(200);
+    expect((await status(after, OLD)).status).toBe(401);
+  });
+
+  it('refuses to start with a short token anywhere in the list, naming the variable', () => {
+    expect(() => loadConfig({ ADMIN_TOKEN: `${NEW},short` }, [])).toThrow(/ADMIN_TOKEN/);
+  });
+});
+
+describe('signer rotation on the router', () => {
+  let f: Flow;
+  let next: Harness;
+  let setup: Awaited<ReturnType<typeof setupPlatform>>;
+  const newKey = generatePrivateKey();
+  beforeAll(async () => {
+    f = await createFlow();
+    setup = await setupPlatform(f.h);
+  });
+  afterAll(async () => { await next?.close(); await f.close(); });
+
+  const orderFrom = (h: Harness, orderNo: string) =>
+    h.request('POST', '/v1/orders', { key: setup.p.secretKey, body: { merchant_id: setup.m.external_id, order_no: orderNo, chain_id: 84532, token: 'USDC', amount: '3.00' } });
+  const owner = () => f.chain.walletClientFor(f.chain.owner);
+  const setSigner = async (fn: 'addSigner' | 'removeSigner', key: `0x${string}`) =>
+    f.chain.confirm(await owner().writeContract({ address: f.chain.router, abi: paymentRouterAbi, functionName: fn, args: [privateKeyToAccount(key).address] }));
+
+  it('old and new signer both sign payable orders during the overlap; the old one is refused once removed', async () => {
+    const before = (await orderFrom(f.h, 'rot-1')).body;
+    await setSigner('addSigner', newKey);
+    // A new instance with the new key starts beside the old one, on the same database.
+    next = await createHarness({ database: f.h.database, chains: [...f.h.config.chains.values()], config: { ...f.h.config, signerPrivateKey: newKey } });
+    const during = (await orderFrom(next, 'rot-2')).body;
+    const stale = (await orderFrom(f.h, 'rot-3')).body; // the old instance is still serving
+    await payAsBuyer(f.chain, f.chain.buyers[0]!, before);
+    await payAsBuyer(f.chain, f.chain.buyers[1]!, during);
+
+    await setSigner('removeSigner', f.h.config.signerPrivateKey!);
+    const err = await revertOf(payAsBuyer(f.chain, f.chain.buyers[2]!, stale));
+    expect(err.errorName).toBe('InvalidSigner');
+    const fresh = (await orderFrom(next, 'rot-4')).body;
+    const { paid } = await payAsBuyer(f.chain, f.chain.buyers[2]!, fresh);
+    expect(paid).toHaveLength(1);
+  });
+});
