@@ -78,9 +78,7 @@ contract FuzzReservesTest is RouterTestBase {
     }
 
     /// Whoever paid (a named payer or anyone for an open order) is the only address a refund can pay.
-    function testFuzz_RefundOnlyToPayer(address payer, address to, uint256 amount, bool named, bool toPayer)
-        public
-    {
+    function testFuzz_RefundOnlyToPayer(address payer, address to, uint256 amount, bool named, bool toPayer) public {
         vm.assume(uint160(payer) > 0x100 && payer.code.length == 0 && payer != address(vm));
         if (toPayer) to = payer; // half the runs take the happy path
         vm.assume(to != address(0));
@@ -153,7 +151,9 @@ contract FuzzReservesTest is RouterTestBase {
         vm.recordLogs();
         vm.prank(operator);
         router.cancelOrders(ids);
-        vm.assertEq(countLogs(address(router), IPaymentRouter.PayOrderCancelled.selector), unpaid, "one event per unpaid");
+        vm.assertEq(
+            countLogs(address(router), IPaymentRouter.PayOrderCancelled.selector), unpaid, "one event per unpaid"
+        );
         vm.assertEq(bal(address(router)), routerBefore, "no token moved");
         for (uint256 i; i < n; ++i) {
             bool wasPaid = (paidMask >> i) & 1 == 1;

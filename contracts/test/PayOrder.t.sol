@@ -17,7 +17,9 @@ contract PayOrderTest is RouterTestBase {
         uint256 buyerBefore = bal(buyer);
 
         vm.expectEmit();
-        emit IPaymentRouter.OrderPaid(o.orderId, buyer, merchant, address(usdc), 100e6, 1e6, 5e6, 9.4e6, platform, block.timestamp + 7 days);
+        emit IPaymentRouter.OrderPaid(
+            o.orderId, buyer, merchant, address(usdc), 100e6, 1e6, 5e6, 9.4e6, platform, block.timestamp + 7 days
+        );
         pay(o);
 
         vm.assertEq(buyerBefore - bal(buyer), 100e6, "buyer paid amount");

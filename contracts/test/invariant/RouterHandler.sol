@@ -4,129 +4,154 @@ pragma solidity 0.8.30;
 import {IPaymentRouter} from "../../src/IPaymentRouter.sol";
 import {PaymentRouter} from "../../src/PaymentRouter.sol";
 import {TestUSDC} from "../../src/TestUSDC.sol";
-import {SigUtils} from "../utils/SigUtils.sol";
-import {TestBase} from "../utils/TestBase.sol";
+import {HandlerBase} from "./HandlerBase.sol";
+import {HandlerPayments} from "./HandlerPayments.sol";
 
-/// @notice Drives the router through random sequences of payments, repeat payments, refunds (reserve-only
-///         and funded, sometimes too large), settlements and time jumps, keeping ghost totals to compare.
-contract RouterHandler is TestBase {
-    uint256 internal constant SIGNER_KEY = 0xA11CE;
-    uint256 internal constant ACTORS = 4;
+/// @notice The handler the invariant runner drives: HandlerPayments' actions plus settlements, time, pause,
+///         signer rotation, the reserve hold, tokens sent to the router directly and their recovery.
+contract RouterHandler is HandlerPayments {
+    address public immutable rescue;
 
-    PaymentRouter public immutable router;
-    TestUSDC public immutable usdc;
-    address public immutable operator;
-    address public immutable funder;
-
-    bytes32[] public orderIds;
-    mapping(bytes32 => IPaymentRouter.PayOrder) internal signedOrders;
-    uint256 public ghostReserve; // Σ reserveHold paid in − Σ taken by refunds − Σ released
-    uint256 public ghostDoublePays; // successful second payments of one orderId: must stay 0
-    uint256 public ghostOverRefunds; // successful refunds beyond the order amount: must stay 0
-    uint256 public ghostPayments;
-    uint256 public ghostRefunds;
-    uint256 public ghostBatches;
-    uint256 private _nonce;
-
-    constructor(PaymentRouter router_, TestUSDC usdc_, address operator_) {
-        router = router_;
-        usdc = usdc_;
-        operator = operator_;
-        funder = makeAddr("funder");
-        for (uint256 i; i < ACTORS; ++i) {
-            vm.prank(actor(i));
-            usdc.approve(address(router), type(uint256).max);
-        }
-        vm.prank(funder);
-        usdc.approve(address(router), type(uint256).max);
-    }
-
-    function orderCount() external view returns (uint256) {
-        return orderIds.length;
-    }
-
-    function pay(uint256 amount, uint256 serviceBps, uint256 platformBps, uint256 reserveBps, uint256 actorSeed)
-        external
+    constructor(PaymentRouter router_, TestUSDC usdc_, address owner_, address operator_)
+        HandlerBase(router_, usdc_, owner_, operator_)
     {
-        amount = bound(amount, 1, 1e12);
-        serviceBps = bound(serviceBps, 0, 1_000);
-        platformBps = bound(platformBps, 0, 10_000 - serviceBps);
-        reserveBps = bound(reserveBps, 0, 10_000);
-        uint256 serviceFee = amount * serviceBps / 10_000;
-        uint256 platformFee = amount * platformBps / 10_000;
-        IPaymentRouter.PayOrder memory o = IPaymentRouter.PayOrder({
-            orderId: keccak256(abi.encodePacked("ord_inv_", ++_nonce)),
-            token: address(usdc),
-            amount: amount,
-            payer: address(0),
-            merchant: actor(actorSeed % ACTORS + 1),
-            platform: actor(actorSeed % ACTORS + 2),
-            serviceFee: serviceFee,
-            platformFee: platformFee,
-            reserveHold: (amount - serviceFee - platformFee) * reserveBps / 10_000,
-            deadline: block.timestamp + 1 days
-        });
-        vm.prank(actor(actorSeed));
-        router.payOrder(o, SigUtils.signPay(SIGNER_KEY, o, address(router)));
-        orderIds.push(o.orderId);
-        signedOrders[o.orderId] = o;
-        ghostReserve += o.reserveHold;
-        ++ghostPayments;
+        rescue = makeAddr("rescue");
     }
 
-    function payAgain(uint256 index, uint256 actorSeed) external {
-        if (orderIds.length == 0) return;
-        IPaymentRouter.PayOrder memory o = signedOrders[orderIds[index % orderIds.length]];
-        o.deadline = block.timestamp + 1 days; // a fresh, valid signature for the same orderId
-        bytes memory sig = SigUtils.signPay(SIGNER_KEY, o, address(router));
-        vm.prank(actor(actorSeed));
-        try router.payOrder(o, sig) {
-            ++ghostDoublePays;
-        } catch {}
-    }
-
-    function refund(uint256 index, uint256 amount, bool byFunder) external {
-        if (orderIds.length == 0) return;
-        bytes32 id = orderIds[index % orderIds.length];
-        IPaymentRouter.Order memory before = router.orders(id);
-        // Mostly valid amounts, sometimes one unit too many, to exercise the cap.
-        amount = bound(amount, 1, before.amount - before.refunded + 1);
-        IPaymentRouter.RefundOrder memory r = IPaymentRouter.RefundOrder({
-            orderId: id,
-            refundId: keccak256(abi.encodePacked("re_inv_", ++_nonce)),
-            to: actor(index),
-            amount: amount,
-            deadline: block.timestamp + 1 days
-        });
-        bytes memory sig = SigUtils.signRefund(SIGNER_KEY, r, address(router));
-        vm.prank(byFunder ? funder : operator);
-        try router.refund(r, sig) {
-            if (before.refunded + amount > before.amount) ++ghostOverRefunds;
-            ghostReserve -= amount < before.reserve ? amount : before.reserve;
-            ++ghostRefunds;
-        } catch {}
-    }
-
-    function settle(uint256 start, uint256 count) external {
-        if (orderIds.length == 0) return;
-        count = bound(count, 1, 10);
+    /// settleBatch over ids from the pool (duplicates allowed); sometimes a reused batch id, an empty batch
+    /// or a stranger. Releases exactly the ids whose hold has passed and whose reserve is not spent.
+    function settle(uint256 start, uint256 count, uint256 callerSeed) external {
+        if (orderIds.length == 0) return _skip(Action.Settle);
+        count = bound(count, 0, 8);
         bytes32[] memory ids = new bytes32[](count);
-        start %= orderIds.length;
         for (uint256 i; i < count; ++i) {
-            ids[i] = orderIds[(start + i) % orderIds.length]; // duplicates in a batch are fine
+            ids[i] = orderIds[(start % orderIds.length + i) % orderIds.length];
+        }
+        address caller = _operatorCaller(callerSeed);
+        bytes32 batchId = (callerSeed >> 8) % 8 == 0 && _lastBatch != 0
+            ? _lastBatch
+            : keccak256(abi.encodePacked("stl_inv_", ++_nonce));
+        bytes memory expected = _expectOperator(caller);
+        if (expected.length == 0) {
+            if (ghostPaused) {
+                expected = abi.encodeWithSignature("EnforcedPause()");
+            } else if (count == 0) {
+                expected = abi.encodeWithSelector(IPaymentRouter.InvalidBatchSize.selector, 0, 100);
+            } else if (_ghostBatchSettled[batchId]) {
+                expected = abi.encodeWithSelector(IPaymentRouter.BatchAlreadySettled.selector, batchId);
+            }
         }
         uint256 routerBefore = usdc.balanceOf(address(router));
-        vm.prank(operator);
-        router.settleBatch(keccak256(abi.encodePacked("stl_inv_", ++_nonce)), ids);
-        ghostReserve -= routerBefore - usdc.balanceOf(address(router));
-        ++ghostBatches;
+        bool ok;
+        bytes memory err;
+        vm.prank(caller);
+        try router.settleBatch(batchId, ids) {
+            ok = true;
+        } catch (bytes memory e) {
+            err = e;
+        }
+        if (!_record(Action.Settle, ok, err, expected)) return;
+        _ghostBatchSettled[batchId] = true;
+        _lastBatch = batchId;
+        uint256 released;
+        for (uint256 i; i < count; ++i) {
+            bytes32 id = ids[i];
+            uint256 onChain = router.orders(id).reserve;
+            if (block.timestamp < ghostReleaseAfter[id] || !ghostPaid[id]) {
+                if (onChain != ghostOrderReserve[id]) ++ghostEarlyReleases; // moved inside its hold
+                continue;
+            }
+            if (ghostOrderReserve[id] != 0) ++ghostReleases;
+            released += ghostOrderReserve[id]; // 0 for a duplicate: the model released it above
+            ghostOrderReserve[id] = 0;
+            if (onChain != 0) ++ghostBadMoves; // hold passed, reserve left behind
+        }
+        ghostReserve = _sub(ghostReserve, released);
+        if (routerBefore - usdc.balanceOf(address(router)) != released) ++ghostBadMoves;
     }
 
     function warp(uint256 secondsAhead) external {
-        vm.warp(block.timestamp + bound(secondsAhead, 1, 3 days));
+        vm.warp(block.timestamp + bound(secondsAhead, 1 minutes, 2 days));
+        _done(Action.Warp);
     }
 
-    function actor(uint256 seed) public pure returns (address) {
-        return address(uint160(0x1000 + (seed % ACTORS)));
+    /// Pauses one call in three (so the router runs unpaused most of the time); pausing twice reverts.
+    function pause(uint256 seed) external {
+        if (seed % 3 != 0) return _skip(Action.Pause);
+        address caller = _adminCaller(seed >> 2);
+        bytes memory expected = _expectOwner(caller);
+        if (expected.length == 0 && ghostPaused) expected = abi.encodeWithSignature("EnforcedPause()");
+        (bool ok, bytes memory err) = _adminCall(caller, abi.encodeCall(router.pause, ()));
+        if (_record(Action.Pause, ok, err, expected)) ghostPaused = true;
+    }
+
+    function unpause(uint256 seed) external {
+        address caller = _adminCaller(seed);
+        bytes memory expected = _expectOwner(caller);
+        if (expected.length == 0 && !ghostPaused) expected = abi.encodeWithSignature("ExpectedPause()");
+        (bool ok, bytes memory err) = _adminCall(caller, abi.encodeCall(router.unpause, ()));
+        if (_record(Action.Unpause, ok, err, expected)) ghostPaused = false;
+    }
+
+    function addSigner(uint256 index, uint256 seed) external {
+        address caller = _adminCaller(seed);
+        (bool ok, bytes memory err) = _adminCall(caller, abi.encodeCall(router.addSigner, (vm.addr(signerKey(index)))));
+        if (_record(Action.AddSigner, ok, err, _expectOwner(caller))) _ghostSigner[index % SIGNERS] = true;
+    }
+
+    /// Removes a signer one call in three (orders it signed then fail InvalidSigner); never the last one.
+    function removeSigner(uint256 index, uint256 seed) external {
+        uint256 left;
+        for (uint256 i; i < SIGNERS; ++i) {
+            if (_ghostSigner[i] && i != index % SIGNERS) ++left;
+        }
+        if (left == 0 || seed % 3 != 0) return _skip(Action.RemoveSigner); // rotations are rarer than uses
+        address caller = _adminCaller(seed);
+        (bool ok, bytes memory err) =
+            _adminCall(caller, abi.encodeCall(router.removeSigner, (vm.addr(signerKey(index)))));
+        if (_record(Action.RemoveSigner, ok, err, _expectOwner(caller))) _ghostSigner[index % SIGNERS] = false;
+    }
+
+    /// Hold for orders paid from now on: up to 3 days (so runs see releases), one call in eight beyond
+    /// MAX_RESERVE_HOLD.
+    function setHold(uint256 holdSeconds, uint256 seed) external {
+        uint256 max = router.MAX_RESERVE_HOLD();
+        holdSeconds = seed % 8 == 1 ? max + 1 + holdSeconds % 1 days : bound(holdSeconds, 0, 3 days);
+        address caller = _adminCaller(seed);
+        bytes memory expected = _expectOwner(caller);
+        if (expected.length == 0 && holdSeconds > max) {
+            expected = abi.encodeWithSelector(IPaymentRouter.HoldTooLong.selector, holdSeconds, max);
+        }
+        (bool ok, bytes memory err) = _adminCall(caller, abi.encodeCall(router.setReserveHold, (holdSeconds)));
+        if (_record(Action.SetHold, ok, err, expected)) ghostHold = holdSeconds;
+    }
+
+    /// Someone sends USDC to the router itself (not a payment): it is excess, never a reserve.
+    function directTransfer(uint256 amount, uint256 actorSeed) external {
+        amount = bound(amount, 1, 1e9);
+        vm.prank(actor(actorSeed % APPROVERS));
+        usdc.transfer(address(router), amount);
+        ghostExcess += amount;
+        _done(Action.DirectTransfer);
+    }
+
+    function recoverExcess(uint256 seed) external {
+        address caller = _adminCaller(seed);
+        bytes memory expected = _expectOwner(caller);
+        if (expected.length == 0 && ghostExcess == 0) {
+            expected = abi.encodeWithSelector(IPaymentRouter.ZeroAmount.selector);
+        }
+        uint256 rescueBefore = usdc.balanceOf(rescue);
+        uint256 reservedBefore = router.reserved(address(usdc));
+        (bool ok, bytes memory err) = _adminCall(caller, abi.encodeCall(router.recoverExcess, (address(usdc), rescue)));
+        if (!_record(Action.RecoverExcess, ok, err, expected)) return;
+        if (usdc.balanceOf(rescue) - rescueBefore != ghostExcess) ++ghostBadRecoveries;
+        if (router.reserved(address(usdc)) != reservedBefore) ++ghostBadRecoveries;
+        ghostExcess = 0;
+    }
+
+    function _adminCall(address caller, bytes memory data) private returns (bool ok, bytes memory err) {
+        vm.prank(caller);
+        (ok, err) = address(router).call(data);
     }
 }

@@ -34,5 +34,7 @@ interface Vm {
     function assertGe(uint256 left, uint256 right, string calldata error) external pure;
     function assertGt(uint256 left, uint256 right, string calldata error) external pure;
     function recordLogs() external;
+    function toString(uint256 value) external pure returns (string memory stringifiedValue);
+    function toString(bytes calldata value) external pure returns (string memory stringifiedValue);
     function getRecordedLogs() external returns (Log[] memory logs);
 }
