@@ -44,6 +44,7 @@ contract HandlerWalkTest is RouterFixture {
     }
 
     function test_HandlerWalk_EveryActionSucceedsAndRevertsAsPredicted() public {
+        vm.assertEq(router.reserveHoldSeconds(), 2 days, "the fixture's hold");
         for (uint256 i; i < STEPS; ++i) {
             _step(i);
             if (i % 100 == 99) {

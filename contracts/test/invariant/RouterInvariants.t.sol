@@ -18,8 +18,6 @@ contract RouterInvariantsTest is RouterFixture {
     /// - refund ids, signers, pause and hold as modelled, and no call had an outcome (success or exact
     ///   revert data) other than the one the model predicted (_checkModel).
     /// forge-config: default.invariant.fail-on-revert = true
-    /// forge-config: default.invariant.runs = 64
-    /// forge-config: default.invariant.depth = 96
     function invariant_RouterKeepsItsBooks() public view {
         _checkBalances();
         _checkOrders();
