@@ -40,6 +40,27 @@ contract SettleTest is RouterTestBase {
         vm.assertTrue(router.batchSettled(BATCH), "batch id spent");
     }
 
+    function test_SettleBatch_InsideHoldReleasesNothing() public {
+        bytes32[] memory ids = new bytes32[](3);
+        for (uint256 i; i < 3; ++i) {
+            IPaymentRouter.PayOrder memory o = defaultOrder();
+            pay(o);
+            ids[i] = o.orderId;
+        }
+        vm.warp(block.timestamp + HOLD - 1); // the last second of the hold
+        uint256 merchantBefore = bal(merchant);
+        vm.recordLogs();
+        vm.prank(operator);
+        router.settleBatch(BATCH, ids);
+        vm.assertEq(countLogs(address(router), IPaymentRouter.ReserveReleased.selector), 0, "no ReserveReleased");
+        vm.assertEq(bal(merchant), merchantBefore, "merchant got nothing");
+        vm.assertEq(bal(address(router)), 28.2e6, "every reserve stays");
+        vm.assertEq(router.reserved(address(usdc)), 28.2e6, "reserved unchanged");
+        for (uint256 i; i < 3; ++i) {
+            vm.assertEq(router.orders(ids[i]).reserve, 9.4e6, "reserve recorded");
+        }
+    }
+
     function test_SettleBatch_SkipsReleasedRefundedAndUnpaid() public {
         bytes32[] memory ids = _paidOrders(3);
         bytes32[] memory first = new bytes32[](1);

@@ -102,6 +102,21 @@ contract HandlerWalkTest is RouterFixture {
         _assertRevertReasonsSeen();
     }
 
+    function checkBalances() external view {
+        _checkBalances();
+    }
+
+    /// The balance check is not vacuous: one unit the handler did not book fails it.
+    function test_HandlerWalk_ChecksCatchUnbookedMoney() public {
+        for (uint256 i; i < 200; ++i) {
+            _step(i);
+        }
+        this.checkBalances();
+        usdc.mint(address(router), 1);
+        vm.expectRevert();
+        this.checkBalances();
+    }
+
     /// Each guard of issue 15 (and the older ones) stopped at least one call, with its exact error.
     function _assertRevertReasonsSeen() internal {
         bytes4[17] memory reasons = [
