@@ -42,7 +42,7 @@ interface IPaymentRouter {
         uint256 amount;
         uint256 reserve; // still held by the router for this order
         uint256 refunded; // total refunded so far, from reserve and from submitters
-        uint256 releaseAfter; // unix seconds: settleBatch may release the reserve only after this (hold at payment)
+        uint256 releaseAfter; // unix seconds: settleBatch may release the reserve from this time on (hold at payment)
     }
 
     event OrderPaid(
