@@ -4,7 +4,7 @@
  * attempt goes through viem exactly as an attacker's script would; none moves a reserve anywhere but back
  * to the payer or, after the recorded hold, to the merchant.
  */
-import { erc20Abi, type Address, type Hex } from 'viem';
+import { erc20Abi, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
@@ -33,7 +33,7 @@ afterAll(async () => { await f.close(); });
 
 const read = <T>(functionName: 'orders' | 'reserved', args: readonly unknown[]) =>
   f.chain.publicClient.readContract({ address: f.chain.router, abi: paymentRouterAbi, functionName, args } as never) as Promise<T>;
-const routerCall = (key: Hex | ReturnType<typeof privateKeyToAccount>, functionName: string, args: readonly unknown[]) => {
+const routerCall = (key: Hex | LocalAccount, functionName: string, args: readonly unknown[]) => {
   const account = typeof key === 'string' ? privateKeyToAccount(key) : key;
   return f.chain.publicClient.simulateContract({ address: f.chain.router, abi: paymentRouterAbi, functionName, args, account } as never);
 };
