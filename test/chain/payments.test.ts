@@ -84,6 +84,8 @@ describe('paying an order', () => {
       platformFee: msg.platformFee,
       reserveHold: msg.reserveHold,
       platform,
+      // The hold is recorded at payment, on the paying block's clock: 7 days unless the owner changed it.
+      releaseAfter: (await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp + 7n * 86_400n,
     });
   });
 
