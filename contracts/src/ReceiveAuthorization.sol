@@ -37,9 +37,8 @@ library ReceiveAuthorization {
         bytes calldata signature
     ) internal {
         uint256 before = IERC20(token).balanceOf(address(this));
-        IERC3009Receive(token).receiveWithAuthorization(
-            from, address(this), value, validAfter, validBefore, nonce, signature
-        );
+        IERC3009Receive(token)
+            .receiveWithAuthorization(from, address(this), value, validAfter, validBefore, nonce, signature);
         uint256 received = IERC20(token).balanceOf(address(this)) - before;
         if (received != value) revert IPaymentRouter.BalanceDeltaMismatch(value, received);
     }

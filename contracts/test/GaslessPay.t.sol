@@ -149,9 +149,7 @@ contract GaslessPayTest is GaslessTestBase {
         Books memory b = books(payer);
         // Relayed as is: the nonce is not this order's.
         expectRelayRevert(
-            abi.encodeWithSelector(
-                IPaymentRouter.AuthorizationNotForOrder.selector, router.hashPayOrder(o), a.nonce
-            ),
+            abi.encodeWithSelector(IPaymentRouter.AuthorizationNotForOrder.selector, router.hashPayOrder(o), a.nonce),
             o,
             a,
             authSig
@@ -196,9 +194,7 @@ contract GaslessPayTest is GaslessTestBase {
         bytes memory authSig = signAuth(PAYER_KEY, a);
         Books memory b = books(payer);
         expectRelayRevert(
-            abi.encodeWithSelector(
-                IPaymentRouter.AuthorizationNotForOrder.selector, router.hashPayOrder(o), a.nonce
-            ),
+            abi.encodeWithSelector(IPaymentRouter.AuthorizationNotForOrder.selector, router.hashPayOrder(o), a.nonce),
             o,
             a,
             authSig
@@ -285,11 +281,12 @@ contract GaslessPayTest is GaslessTestBase {
                 )
             )
         );
-        (bool ok,) = address(fiat).call(
-            abi.encodeWithSignature(
-                "cancelAuthorization(address,bytes32,bytes)", payer, a.nonce, SigUtils.sign(PAYER_KEY, cancelHash)
-            )
-        );
+        (bool ok,) = address(fiat)
+            .call(
+                abi.encodeWithSignature(
+                    "cancelAuthorization(address,bytes32,bytes)", payer, a.nonce, SigUtils.sign(PAYER_KEY, cancelHash)
+                )
+            );
         vm.assertTrue(ok, "cancelAuthorization");
         Books memory b = books(payer);
         expectRelayRevert(bytes("FiatTokenV2: authorization is used or canceled"), o, a, authSig);

@@ -256,7 +256,9 @@ contract GaslessHandler is TestBase {
             return abi.encodeWithSelector(IPaymentRouter.WrongPayer.selector, o.payer, from);
         }
         if (ghostPaid[o.orderId]) return abi.encodeWithSelector(IPaymentRouter.AlreadyPaid.selector, o.orderId);
-        if (ghostCancelled[o.orderId]) return abi.encodeWithSelector(IPaymentRouter.OrderCancelled.selector, o.orderId);
+        if (ghostCancelled[o.orderId]) {
+            return abi.encodeWithSelector(IPaymentRouter.OrderCancelled.selector, o.orderId);
+        }
         return "";
     }
 
@@ -275,7 +277,9 @@ contract GaslessHandler is TestBase {
         expected = _expectOrder(o, a.from);
         if (expected.length != 0) return expected;
         bytes32 digest = router.hashPayOrder(o);
-        if (a.nonce != digest) return abi.encodeWithSelector(IPaymentRouter.AuthorizationNotForOrder.selector, digest, a.nonce);
+        if (a.nonce != digest) {
+            return abi.encodeWithSelector(IPaymentRouter.AuthorizationNotForOrder.selector, digest, a.nonce);
+        }
         if (a.validBefore > o.deadline + 1) {
             return abi.encodeWithSelector(IPaymentRouter.AuthorizationOutlivesOrder.selector, a.validBefore, o.deadline);
         }

@@ -40,13 +40,15 @@ contract GaslessInvariantsTest is TestBase {
         supply = fiat.totalSupply();
         targetContract(address(handler));
         bytes4[] memory s = new bytes4[](8);
-        (s[0], s[1], s[2], s[3]) = (
+        (s[0], s[1], s[2], s[3]) =
+        (
             handler.newOrder.selector,
             handler.payGasless.selector,
             handler.payClassic.selector,
             handler.cancelOrder.selector
         );
-        (s[4], s[5], s[6], s[7]) = (
+        (s[4], s[5], s[6], s[7]) =
+        (
             handler.warp.selector,
             handler.setBlacklisted.selector,
             handler.setTokenPaused.selector,
@@ -148,7 +150,8 @@ contract GaslessInvariantsTest is TestBase {
             }
             // The authorization nonce is burnt exactly when the order was paid gaslessly, and only for its payer.
             for (uint256 p; p < 3; ++p) {
-                bool expectBurnt = handler.ghostPaidGasless(o.orderId) && handler.ghostPayer(o.orderId) == handler.payer(p);
+                bool expectBurnt =
+                    handler.ghostPaidGasless(o.orderId) && handler.ghostPayer(o.orderId) == handler.payer(p);
                 vm.assertEq(
                     fiat.authorizationState(handler.payer(p), router.hashPayOrder(o)), expectBurnt, "nonce state"
                 );

@@ -85,7 +85,8 @@ library CircleUSDC {
 
     /// @dev Returns the proxy, i.e. the USDC address everybody uses. The caller must not be `roles.proxyAdmin`.
     function deploy(Roles memory roles) internal returns (IFiatTokenV2_2 usdc) {
-        address checker = _create(vm.parseJsonBytes(_artifact("util/SignatureChecker.sol/SignatureChecker.json"), ".bytecode"));
+        address checker =
+            _create(vm.parseJsonBytes(_artifact("util/SignatureChecker.sol/SignatureChecker.json"), ".bytecode"));
         address impl = _create(_linked(_artifact("v2/FiatTokenV2_2.sol/FiatTokenV2_2.json"), checker));
         // As Circle's DeployImpl: initialise the implementation itself with throwaway values.
         IFiatTokenV2_2(impl).initialize("", "", "", 0, THROWAWAY, THROWAWAY, THROWAWAY, THROWAWAY);

@@ -66,9 +66,7 @@ abstract contract GaslessTestBase is RouterTestBase {
     }
 
     /// @dev The relayer submits `o` with authorization `a` signed as `authSig`.
-    function relay(IPaymentRouter.PayOrder memory o, AuthUtils.Authorization memory a, bytes memory authSig)
-        internal
-    {
+    function relay(IPaymentRouter.PayOrder memory o, AuthUtils.Authorization memory a, bytes memory authSig) internal {
         bytes memory sig = sign(o);
         vm.prank(relayer);
         router.payOrderWithAuthorization(o, sig, a.from, a.validAfter, a.validBefore, a.nonce, authSig);
