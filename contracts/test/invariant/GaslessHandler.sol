@@ -22,9 +22,9 @@ contract GaslessHandler is TestBase {
         PayClassic,
         CancelOrder,
         Warp,
-        ToggleBlacklist,
-        ToggleTokenPause,
-        ToggleRouterPause
+        SetBlacklisted,
+        SetTokenPaused,
+        SetRouterPaused
     }
 
     uint256 public constant ACTION_COUNT = 8;
@@ -216,32 +216,32 @@ contract GaslessHandler is TestBase {
     /// Blacklists payer(`who`) when `seed` % 8 == 0, else clears it (so payers are mostly clean).
     function setBlacklisted(uint256 who, uint256 seed) external {
         uint256 i = who % PAYERS;
-        if (_ghostBlacklisted[i] == (seed % 8 == 0)) return _skip(Action.ToggleBlacklist);
+        if (_ghostBlacklisted[i] == (seed % 8 == 0)) return _skip(Action.SetBlacklisted);
         vm.prank(blacklister);
         if (_ghostBlacklisted[i]) fiat.unBlacklist(payer(i));
         else fiat.blacklist(payer(i));
         _ghostBlacklisted[i] = !_ghostBlacklisted[i];
-        _done(Action.ToggleBlacklist);
+        _done(Action.SetBlacklisted);
     }
 
     /// Circle's pauser pauses USDC when `seed` % 8 == 0, else unpauses it.
     function setTokenPaused(uint256 seed) external {
-        if (ghostTokenPaused == (seed % 8 == 0)) return _skip(Action.ToggleTokenPause);
+        if (ghostTokenPaused == (seed % 8 == 0)) return _skip(Action.SetTokenPaused);
         vm.prank(pauser);
         if (ghostTokenPaused) fiat.unpause();
         else fiat.pause();
         ghostTokenPaused = !ghostTokenPaused;
-        _done(Action.ToggleTokenPause);
+        _done(Action.SetTokenPaused);
     }
 
     /// The router's owner pauses it when `seed` % 8 == 0, else unpauses it.
     function setRouterPaused(uint256 seed) external {
-        if (ghostRouterPaused == (seed % 8 == 0)) return _skip(Action.ToggleRouterPause);
+        if (ghostRouterPaused == (seed % 8 == 0)) return _skip(Action.SetRouterPaused);
         vm.prank(owner);
         if (ghostRouterPaused) router.unpause();
         else router.pause();
         ghostRouterPaused = !ghostRouterPaused;
-        _done(Action.ToggleRouterPause);
+        _done(Action.SetRouterPaused);
     }
 
     // ---------------------------------------------------------------- model
