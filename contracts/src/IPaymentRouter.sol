@@ -104,6 +104,10 @@ interface IPaymentRouter {
     /// @notice A refund pays only the payer the router recorded for the order.
     error RefundNotToPayer(address payer, address to);
     error HoldTooLong(uint256 holdSeconds, uint256 max);
+    /// @notice The ERC-3009 nonce is not the one derived from this order (`expected` = hashPayOrder(order)).
+    error AuthorizationNotForOrder(bytes32 expected, bytes32 nonce);
+    /// @notice The ERC-3009 authorization stays valid after the order's deadline (validBefore > deadline + 1).
+    error AuthorizationOutlivesOrder(uint256 validBefore, uint256 deadline);
 
     /// @notice Pay an order: pulls `order.amount` from msg.sender (approval needed) and splits it.
     /// @param signature 65-byte r‖s‖v signature of a service signer over the PayOrder typed data.
@@ -119,6 +123,40 @@ interface IPaymentRouter {
         uint8 v,
         bytes32 r,
         bytes32 s
+    ) external;
+
+    /// @notice Gasless payment: pulls exactly `order.amount` from `from` with the token's ERC-3009
+    ///         `receiveWithAuthorization` (Circle's FiatTokenV2_2 `bytes signature` form) and splits it exactly as
+    ///         {payOrder} does. Anyone may relay it; msg.sender pays the gas and receives nothing.
+    /// @dev `from` is checked against the payer lock, recorded as the order's payer (refunds go back to it) and
+    ///      emitted as OrderPaid's payer. Every {payOrder} check applies (signer, deadline, payer, unpaid, not
+    ///      cancelled, fees fit), and also:
+    ///      - `nonce` must equal hashPayOrder(order), the EIP-712 digest the service signed. The buyer's
+    ///        authorization therefore commits to this order on this chain and router, every field included
+    ///        (amount, split, deadline), and can pay nothing else; the token burns the nonce for `from`, so it
+    ///        is single use, and the order's own paid flag stops any second payment of the same order.
+    ///      - `validBefore <= order.deadline + 1`: ERC-3009 accepts while block.timestamp < validBefore and the
+    ///        order while block.timestamp <= deadline, so the authorization cannot outlive the order.
+    ///      The token checks the rest: `to` = this router, `value` = order.amount, validAfter < block.timestamp,
+    ///      the signature of `from` (ECDSA, or ERC-1271 when `from` is a contract), the nonce unused, neither
+    ///      party blacklisted, the token not paused. Only `to` may call receiveWithAuthorization, so an
+    ///      authorization copied from the mempool cannot be front-run into a plain transfer.
+    /// @param signature 65-byte service signature over the PayOrder, as for {payOrder}.
+    /// @param from The buyer who signed the authorization and whose tokens are taken.
+    /// @param validAfter ERC-3009 lower bound (exclusive), unix seconds.
+    /// @param validBefore ERC-3009 upper bound (exclusive), unix seconds; at most order.deadline + 1.
+    /// @param nonce ERC-3009 nonce; must be hashPayOrder(order).
+    /// @param authorization The buyer's signature over USDC's ReceiveWithAuthorization(from, to = router,
+    ///        value = order.amount, validAfter, validBefore, nonce) typed data, in the token's own EIP-712
+    ///        domain: 65-byte r‖s‖v for an EOA, whatever the wallet's ERC-1271 check accepts for a contract.
+    function payOrderWithAuthorization(
+        PayOrder calldata order,
+        bytes calldata signature,
+        address from,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata authorization
     ) external;
 
     /// @notice Refund part or all of a paid order; anyone may submit a signed refund, and only the part the

@@ -5,33 +5,25 @@ import {Ownable, Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
-import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {IPaymentRouter} from "./IPaymentRouter.sol";
+import {ReceiveAuthorization} from "./ReceiveAuthorization.sol";
+import {RouterSignatures} from "./RouterSignatures.sol";
 
 /// @title Trisettle PaymentRouter
 /// @notice Non-custodial split router: shares are pushed in the paying transaction; the router only ever
 ///         holds the reserves of paid orders (invariant: balance == Σ order.reserve per token).
 /// @dev Any token the service signs is accepted (no allowlist): the token is part of the signed PayOrder,
 ///      so only the service chooses it, and every order's money stays accounted to that order's token.
-contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, ReentrancyGuard {
+contract PaymentRouter is RouterSignatures, Ownable2Step, Pausable, ReentrancyGuard {
     using SafeERC20 for IERC20;
 
-    bytes32 public constant PAY_ORDER_TYPEHASH = keccak256(
-        "PayOrder(bytes32 orderId,address token,uint256 amount,address payer,address merchant,address platform,"
-        "uint256 serviceFee,uint256 platformFee,uint256 reserveHold,uint256 deadline)"
-    );
-    bytes32 public constant REFUND_ORDER_TYPEHASH =
-        keccak256("RefundOrder(bytes32 orderId,bytes32 refundId,address to,uint256 amount,uint256 deadline)");
     /// @notice Bounds a batch's gas: 100 token transfers fit comfortably in a block.
     uint256 public constant MAX_BATCH_SIZE = 100;
     /// @notice Upper bound on the reserve hold, so a mistaken setting cannot lock reserves for years.
     uint256 public constant MAX_RESERVE_HOLD = 365 days;
 
-    /// @inheritdoc IPaymentRouter
-    mapping(address account => bool) public isSigner;
     /// @inheritdoc IPaymentRouter
     mapping(bytes32 refundId => bool) public refundUsed;
     /// @inheritdoc IPaymentRouter
@@ -56,7 +48,6 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
     }
 
     constructor(address owner_, address signer_, address operator_, address treasury_, uint256 reserveHold_)
-        EIP712("Trisettle PaymentRouter", "1")
         Ownable(owner_)
     {
         _setSigner(signer_, true);
@@ -84,6 +75,30 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         try IERC20Permit(order.token).permit(msg.sender, address(this), order.amount, permitDeadline, v, r, s) {}
             catch {}
         _pay(order, signature);
+    }
+
+    /// @inheritdoc IPaymentRouter
+    function payOrderWithAuthorization(
+        PayOrder calldata order,
+        bytes calldata signature,
+        address from,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata authorization
+    ) external nonReentrant whenNotPaused {
+        bytes32 digest = hashPayOrder(order);
+        _checkOrder(order, digest, signature, from);
+        if (nonce != digest) revert AuthorizationNotForOrder(digest, nonce);
+        // Subtraction, not deadline + 1, so an absurd deadline cannot overflow past the check.
+        if (validBefore > order.deadline && validBefore - order.deadline > 1) {
+            revert AuthorizationOutlivesOrder(validBefore, order.deadline);
+        }
+        uint256 releaseAfter = _record(order, from);
+        ReceiveAuthorization.receiveExact(
+            order.token, from, order.amount, validAfter, validBefore, nonce, authorization
+        );
+        _split(order, from, releaseAfter);
     }
 
     /// @inheritdoc IPaymentRouter
@@ -227,45 +242,47 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         return _orders[orderId];
     }
 
-    /// @inheritdoc IPaymentRouter
-    function hashPayOrder(PayOrder calldata order) public view returns (bytes32) {
-        // PayOrder has only static fields, so abi.encode(struct) == encoding each field in order.
-        return _hashTypedDataV4(keccak256(abi.encode(PAY_ORDER_TYPEHASH, order)));
-    }
-
-    /// @inheritdoc IPaymentRouter
-    function hashRefundOrder(RefundOrder calldata ro) public view returns (bytes32) {
-        return _hashTypedDataV4(keccak256(abi.encode(REFUND_ORDER_TYPEHASH, ro)));
-    }
-
-    /// @inheritdoc IPaymentRouter
-    function DOMAIN_SEPARATOR() external view returns (bytes32) {
-        return _domainSeparatorV4();
-    }
-
     function _pay(PayOrder calldata order, bytes calldata signature) private {
-        _requireSigner(hashPayOrder(order), signature);
+        _checkOrder(order, hashPayOrder(order), signature, msg.sender);
+        uint256 releaseAfter = _record(order, msg.sender);
+        _pullExact(IERC20(order.token), order.amount);
+        _split(order, msg.sender, releaseAfter);
+    }
+
+    /// @dev Every check a payment of `order` by `payer` must pass, whichever way the funds arrive.
+    function _checkOrder(PayOrder calldata order, bytes32 digest, bytes calldata signature, address payer)
+        private
+        view
+    {
+        _requireSigner(digest, signature);
         if (block.timestamp > order.deadline) revert OrderExpired(order.deadline, block.timestamp);
-        if (order.payer != address(0) && msg.sender != order.payer) revert WrongPayer(order.payer, msg.sender);
+        if (order.payer != address(0) && payer != order.payer) revert WrongPayer(order.payer, payer);
         if (_orders[order.orderId].paid) revert AlreadyPaid(order.orderId);
         if (orderCancelled[order.orderId]) revert OrderCancelled(order.orderId);
         if (order.amount == 0) revert ZeroAmount();
-        if (order.merchant == address(0) || order.platform == address(0)) revert ZeroAddress();
+        if (order.merchant == address(0) || order.platform == address(0) || payer == address(0)) {
+            revert ZeroAddress();
+        }
         // Written as subtractions so absurd fee values cannot overflow past the check.
         uint256 amount = order.amount;
         if (
             order.serviceFee > amount || order.platformFee > amount - order.serviceFee
                 || order.reserveHold > amount - order.serviceFee - order.platformFee
         ) revert FeesExceedAmount(amount, order.serviceFee, order.platformFee, order.reserveHold);
+    }
 
-        // Mark paid by orderId before moving tokens (checks-effects-interactions).
-        uint256 releaseAfter = block.timestamp + reserveHoldSeconds;
+    /// @dev Marks the order paid by `payer` before any token moves (checks-effects-interactions).
+    function _record(PayOrder calldata order, address payer) private returns (uint256 releaseAfter) {
+        releaseAfter = block.timestamp + reserveHoldSeconds;
         _orders[order.orderId] =
-            Order(order.token, true, msg.sender, order.merchant, amount, order.reserveHold, 0, releaseAfter);
+            Order(order.token, true, payer, order.merchant, order.amount, order.reserveHold, 0, releaseAfter);
         reserved[order.token] += order.reserveHold;
+    }
 
+    /// @dev Pushes the shares of `order.amount`, which the router has just received; the reserve stays.
+    function _split(PayOrder calldata order, address payer, uint256 releaseAfter) private {
         IERC20 token = IERC20(order.token);
-        _pullExact(token, amount);
+        uint256 amount = order.amount;
         // A recipient the token refuses (e.g. a USDC-blocklisted wallet) reverts the whole payment: the buyer
         // keeps the funds and the order stays payable.
         _push(token, serviceTreasury, order.serviceFee);
@@ -273,7 +290,7 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
         _push(token, order.merchant, amount - order.serviceFee - order.platformFee - order.reserveHold);
         emit OrderPaid(
             order.orderId,
-            msg.sender,
+            payer,
             order.merchant,
             order.token,
             amount,
@@ -296,18 +313,6 @@ contract PaymentRouter is IPaymentRouter, EIP712, Ownable2Step, Pausable, Reentr
 
     function _push(IERC20 token, address to, uint256 amount) private {
         if (amount != 0) token.safeTransfer(to, amount);
-    }
-
-    function _requireSigner(bytes32 digest, bytes calldata signature) private view {
-        // tryRecover accepts only 65-byte, low-s signatures; anything else recovers to address(0).
-        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
-        if (err != ECDSA.RecoverError.NoError || !isSigner[recovered]) revert InvalidSigner(recovered);
-    }
-
-    function _setSigner(address signer, bool authorised) private {
-        if (signer == address(0)) revert ZeroAddress();
-        isSigner[signer] = authorised;
-        emit SignerUpdated(signer, authorised);
     }
 
     function _setOperator(address operator_) private {

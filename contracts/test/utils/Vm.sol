@@ -37,4 +37,17 @@ interface Vm {
     function toString(uint256 value) external pure returns (string memory stringifiedValue);
     function toString(bytes calldata value) external pure returns (string memory stringifiedValue);
     function getRecordedLogs() external returns (Log[] memory logs);
+    function readFile(string calldata path) external view returns (string memory data);
+    function parseJsonString(string calldata json, string calldata key) external pure returns (string memory);
+    function parseJsonBytes(string calldata json, string calldata key) external pure returns (bytes memory);
+    function parseJsonUint(string calldata json, string calldata key) external pure returns (uint256);
+    function parseBytes(string calldata stringifiedValue) external pure returns (bytes memory parsedValue);
+    function replace(string calldata input, string calldata from, string calldata to)
+        external
+        pure
+        returns (string memory output);
+    function toString(address value) external pure returns (string memory stringifiedValue);
+    function txGasPrice(uint256 newGasPrice) external;
+    function snapshotState() external returns (uint256 snapshotId);
+    function revertToState(uint256 snapshotId) external returns (bool success);
 }
