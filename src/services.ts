@@ -66,7 +66,7 @@ export function createServices(deps: ServiceDeps) {
   operatorTxs.register('refund_cancel', refunds.outcomeHandlers.refund_cancel);
   operatorTxs.register('settlement', settlements.onOutcome);
   operatorTxs.register('order_cancel', orderCancelOutcomeHandler(logger));
-  const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel(db, router, id, reason) };
+  const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel(db, router, logger, id, reason) };
   const metrics = deps.metrics ?? createMetrics();
   // Refunds and settlements register what they apply for their chain events (see wiring below).
   const indexerHooks: IndexerHooks = {};

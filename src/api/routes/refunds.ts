@@ -24,7 +24,7 @@ const get = createRoute({
 const cancel = createRoute({
   method: 'post', path: '/v1/refunds/{id}/cancel', tags: ['Refunds'],
   summary: 'Cancel an open refund on chain: it fails once the cancellation is confirmed, or completes if it executed first',
-  ...access.secretOrSession(), request: { params: z.object({ id: z.string().max(64) }) },
+  ...access.secretOrSession(), request: { headers: IdempotencyHeader, params: z.object({ id: z.string().max(64) }) },
   responses: {
     202: jsonResponse(Refund, 'Cancellation asked: the refund is still open, with cancellation "pending"'),
     200: jsonResponse(Refund, 'A cancellation was already pending'),

@@ -2,6 +2,8 @@ import { encodeFunctionData, type Address, type Hex } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import type { Db } from '../../db/client.js';
 import { AppError, notFound } from '../../lib/errors.js';
+import type { Logger } from '../../lib/logger.js';
+import { describeError } from '../../lib/redact-urls.js';
 import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
 import type { RouterClient } from '../settlements/router-client.js';
 import { orderCancellationRepo, type CancellableOrder } from './repo.js';
@@ -15,11 +17,11 @@ const notPending = (o: CancellableOrder) =>
  * recorded and `cancelOrders([id])` enqueued for the operator sender, in one transaction; the order stays
  * pending_payment until the indexer applies PayOrderCancelled. Asking again while pending changes nothing.
  */
-export async function requestOrderCancel(db: Db, router: RouterClient, id: string, reason: string): Promise<CancellableOrder> {
+export async function requestOrderCancel(db: Db, router: RouterClient, logger: Logger, id: string, reason: string): Promise<CancellableOrder> {
   const order = await orderCancellationRepo.find(db, id);
   if (!order) throw notFound('order');
   if (order.state !== 'pending_payment') throw notPending(order);
-  if (await router.orderPaid(order.chain_id, order.pay_to as Address, order.onchain_id as Hex)) {
+  if (await paidOnChain(router, logger, order)) {
     throw new AppError('invalid_state', `Order ${order.id} is already paid on chain (payment mined first); it will be confirmed.`);
   }
   return db.transaction().execute(async (tx) => {
@@ -32,6 +34,19 @@ export async function requestOrderCancel(db: Db, router: RouterClient, id: strin
     });
     return orderCancellationRepo.markRequested(tx, locked.id, reason);
   });
+}
+
+/**
+ * The early answer only: when the RPC cannot be read the cancellation is still sent, and the chain decides
+ * (cancelOrders skips an order already paid, whose OrderPaid then confirms it).
+ */
+async function paidOnChain(router: RouterClient, logger: Logger, o: CancellableOrder): Promise<boolean> {
+  try {
+    return await router.orderPaid(o.chain_id, o.pay_to as Address, o.onchain_id as Hex);
+  } catch (err) {
+    logger.warn({ order_id: o.id, err: describeError(err) }, 'could not read the order on chain; sending the cancellation anyway (the chain decides)');
+    return false;
+  }
 }
 
 /** The `cancellation` field the fail route adds to the order. */
