@@ -13,7 +13,8 @@ import { requestRefundCancel } from './cancel.js';
 import type { RefundsDeps } from './service.js';
 import { OPEN_STATES, refundsRepo, type RefundRow } from './repo.js';
 
-const LEASE_MS = 120_000;
+/** A claimed refund is only read and enqueued (seconds); a claim left by a dead instance lapses after this. */
+const LEASE_MS = 30_000;
 
 type WorkerDeps = RefundsDeps & { fail(tx: Executor, refund: RefundRow, reason: string): Promise<RefundRow | undefined> };
 
