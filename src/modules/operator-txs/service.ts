@@ -57,14 +57,16 @@ export function createOperatorTxs(deps: OperatorTxsDeps) {
       if (!chains.operator) return;
       for (const rt of chains.list()) if (!loops.get(rt.chainId)?.running) loop(rt.chainId, pollMs);
     },
+    /** Stops the loops and hands the leases back at once (a SIGKILLed holder's lapse instead). */
     async stop() {
-      for (const [chainId, l] of loops) {
+      for (const l of loops.values()) {
         l.running = false;
         clearTimeout(l.timer);
         await l.current;
-        if (chains.operator) await operatorTxsRepo.releaseLease(db, chainId, chains.operator.address, holder).catch(() => undefined);
       }
       loops.clear();
+      if (!chains.operator) return;
+      for (const rt of chains.list()) await operatorTxsRepo.releaseLease(db, rt.chainId, chains.operator.address, holder).catch(() => undefined);
     },
     list: (chainId: number) => operatorTxsRepo.listByChain(db, chainId),
     forRef: (purpose: OperatorTxPurpose, refId: string) => operatorTxsRepo.forRef(db, purpose, refId),
