@@ -12,7 +12,7 @@ export type OperatorTxOutcomeKind = 'success' | 'reverted' | 'rejected';
 
 export interface OperatorTxsTable {
   id: string;
-  seq: ColumnType<string, never, never>;
+  seq: ColumnType<bigint, never, never>;
   chain_id: number;
   purpose: string;
   ref_id: string;
