@@ -75,6 +75,11 @@ export const settlementsRepo = {
 
   findById: (db: Executor, id: string) => x(db).selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirst(),
 
+  /** Batches sent before the operator sender existed (no intent): handed to it under the same batch id. */
+  lockLegacyOpen: (tx: Executor, chainId: number, limit: number) =>
+    x(tx).selectFrom('settlements').selectAll().where('chain_id', '=', chainId).where('state', '=', 'submitted')
+      .where('operator_tx_id', 'is', null).orderBy('created_at').limit(limit).forUpdate().skipLocked().execute(),
+
   open: (db: Executor, limit: number) =>
     x(db).selectFrom('settlements').selectAll().where('state', '=', 'submitted').orderBy('created_at').limit(limit).execute(),
 

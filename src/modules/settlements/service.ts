@@ -62,7 +62,27 @@ export function createSettlementsService(deps: SettlementsDeps) {
     });
   }
 
+  /**
+   * A batch built before the operator sender existed (deployed mid-flight): its settleBatch is enqueued under
+   * the same batch id. If the earlier send landed, the router refuses it (BatchAlreadySettled) and the
+   * indexer confirms the batch; nothing moves twice.
+   */
+  async function adoptLegacy(chainId: number) {
+    await db.transaction().execute(async (tx) => {
+      for (const s of await settlementsRepo.lockLegacyOpen(tx, chainId, 20)) {
+        const included = await settlementsRepo.includedOnchainIds(tx, s.id);
+        if (included.length === 0) continue;
+        const intent = await enqueueOperatorTx(tx, {
+          chainId, purpose: 'settlement', refId: s.id, to: included[0]!.pay_to as Hex,
+          calldata: encodeFunctionData({ abi: paymentRouterAbi, functionName: 'settleBatch', args: [s.onchain_id as Hex, included.map((i) => i.onchain_id as Hex)] }),
+        });
+        await settlementsRepo.update(tx, s.id, ['submitted'], { operator_tx_id: intent.id });
+      }
+    });
+  }
+
   async function runChain(chainId: number) {
+    await adoptLegacy(chainId);
     const chainNow = await router.chainNow(chainId);
     for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
       const built = await buildBatch(chainId, chainNow);
