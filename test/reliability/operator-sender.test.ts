@@ -97,30 +97,37 @@ describe('one operator sender across worker instances', () => {
     await until('orders confirmed', async () => (await q(`select 1 from orders where state = 'confirmed'`)).length === 7);
     await w0.stop();
 
-    // Worker 1 takes the lease and dies right after recording its 2nd signed transaction.
+    // Worker 1 takes the lease and dies right after recording its 2nd signed transaction; worker 2 runs
+    // alongside it from the start (same database, same operator key) and sends nothing while the lease is held.
     const w1 = await startWorker({ OPERATOR_TX_FAULT: 'kill_after_record:2' }, true);
     expect(await leaseHolderPid()).toBe(w1.pid);
+    const w2 = await startWorker();
     const phase1: string[] = [];
     for (const id of refundOrders.slice(0, 3)) phase1.push(await refund(id));
     await until('worker 1 killed by the fault', async () => (await Promise.race([w1.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 100))])) as boolean);
+    const killedAt = Date.now();
     const recorded = await q(`select id, state, nonce from operator_txs where nonce is not null order by nonce`);
     expect(recorded.length).toBeGreaterThanOrEqual(2);
     expect(recorded.some((r) => r.state === 'signed')).toBe(true); // recorded, never broadcast
 
     // Worker 2 takes the lease once it lapses, broadcasts the recorded transaction, sends the rest and the settlement.
-    const w2 = await startWorker();
     await until('worker 2 holds the lease', async () => (await leaseHolderPid()) === w2.pid);
+    const takeover1 = Date.now() - killedAt;
     await until('phase 1 resolved', async () => (await q(`select 1 from settlements where operator_tx_id is not null`)).length > 0 && (await allResolved()));
     await until('phase 1 refunds completed', async () => (await q(`select 1 from refunds where id = any($1) and state = 'completed'`, [phase1])).length === 3);
 
-    // Phase 2: mining paused; worker 2 sends two refunds into the mempool and is killed while they are pending.
+    // Phase 2: a third instance stands by; mining paused; worker 2 sends two refunds into the mempool and is
+    // killed while they are pending; worker 3 takes the lease and follows them to their outcome.
+    const w3 = await startWorker();
     await stack.chain.anvil.setIntervalMining({ interval: 0 });
     await stack.chain.anvil.setAutomine(false);
     const phase2 = [await refund(refundOrders[3]!), await refund(refundOrders[4]!)];
     await until('phase 2 sent', async () => (await q(`select 1 from operator_txs where purpose = 'refund' and ref_id = any($1) and state = 'sent'`, [phase2])).length === 2);
+    expect(await leaseHolderPid()).toBe(w2.pid);
     await w2.kill();
-    const w3 = await startWorker();
+    const killed2At = Date.now();
     await until('worker 3 holds the lease', async () => (await leaseHolderPid()) === w3.pid);
+    const takeover2 = Date.now() - killed2At;
     await stack.chain.anvil.setIntervalMining({ interval: 1 });
     await until('phase 2 resolved', allResolved);
     await until('phase 2 refunds completed', async () => (await q(`select 1 from refunds where id = any($1) and state = 'completed'`, [phase2])).length === 2);
@@ -138,6 +145,7 @@ describe('one operator sender across worker instances', () => {
     expect(counts.batches).toBe(1);
     expect((await q(`select state from settlements`)).map((s) => s.state)).toEqual(['confirmed']);
     expect((await q(`select count(*)::int as n from settlement_items where state = 'released'`))[0].n).toBe(settleOrders.length);
+    console.info(`operator sender: ${txs.length} transactions, takeover after SIGKILL ${takeover1} ms and ${takeover2} ms (lease 3 s), gas per tx ${txs.map((t) => `${t.purpose}:${t.gas_used}`).join(' ')}`);
     const logs = workers.flatMap((w) => w.logs).join('\n');
     expect(logs).not.toMatch(/nonce consumed by a transaction that is not ours/);
     expect(logs).not.toContain(stack.chain.rpcUrl);
