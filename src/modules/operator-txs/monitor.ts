@@ -43,9 +43,10 @@ async function watch(ctx: SenderContext, row: OperatorTxRow): Promise<void> {
     return;
   }
   const raw = row.raw_tx as Hex;
-  if (row.state === 'signed') return broadcastRecorded(ctx, row.chain_id, row, raw);
   const now = Date.now();
+  // Also a recorded transaction the node keeps refusing (e.g. its fees fell below the base fee): re-signed higher.
   if (now - (row.signed_at?.getTime() ?? now) > ctx.options.replaceMs) return replaceStuck(ctx, row);
+  if (row.state === 'signed') return broadcastRecorded(ctx, row.chain_id, row, raw);
   if (!(await knownToNode(client, row.tx_hash as Hex)) || now - (row.sent_at?.getTime() ?? 0) > ctx.options.rebroadcastMs) {
     return broadcastRecorded(ctx, row.chain_id, row, raw);
   }
