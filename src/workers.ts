@@ -31,7 +31,7 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
   // The chain indexer: one loop per configured chain; /_/indexer/start|stop toggle it in this process.
   services.indexer.start();
   workers.push({ name: 'indexer', stop: () => services.indexer.stop() });
-  // Refunds: fail those past their deadline, check sent ones, send those the reserve covers (operator).
+  // Refunds: fail those past their deadline (chain clock), hand those the reserve covers to the operator sender.
   workers.push(every('refunds', 3_000, () => services.refunds.runOnce()));
   // The operator sender: one per (chain, operator address) across instances (database lease); sends what
   // refunds, settlements and order cancellations enqueued, and follows each transaction to its outcome.
