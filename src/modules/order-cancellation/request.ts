@@ -21,6 +21,7 @@ export async function requestOrderCancel(db: Db, router: RouterClient, logger: L
   const order = await orderCancellationRepo.find(db, id);
   if (!order) throw notFound('order');
   if (order.state !== 'pending_payment') throw notPending(order);
+  if (order.cancel_requested_at) return order; // already asked: nothing more to send
   if (await paidOnChain(router, logger, order)) {
     throw new AppError('invalid_state', `Order ${order.id} is already paid on chain (payment mined first); it will be confirmed.`);
   }
