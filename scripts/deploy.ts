@@ -38,6 +38,7 @@ if (flags.help) {
   console.log(`Usage: DEPLOYER_PRIVATE_KEY=0x… npm run deploy -- --rpc-url URL --owner ADDR --signer ADDR \\
          --operator ADDR --treasury ADDR [--confirmations 2] [--yes]
 Flags may come from RPC_URL, OWNER, SIGNER_ADDRESS, OPERATOR_ADDRESS, SERVICE_TREASURY instead.
+RESERVE_HOLD_DAYS (default 7) sets the router's per-order reserve hold.
 --yes is required on Base mainnet (8453). Prints ROUTER_ADDRESS_<chainId>=… to set.`);
   process.exit(0);
 }
@@ -59,6 +60,10 @@ async function main(): Promise<void> {
   const treasury = addressFrom('treasury', 'SERVICE_TREASURY');
   const confirmations = Number(flags.confirmations);
   if (!Number.isInteger(confirmations) || confirmations < 1) fail('--confirmations must be a positive integer');
+  // The router's per-order reserve hold (settleBatch releases a reserve only after it): RESERVE_HOLD_DAYS, default 7.
+  const holdDays = Number(process.env.RESERVE_HOLD_DAYS ?? '7');
+  if (!Number.isInteger(holdDays) || holdDays < 0 || holdDays > 365) fail('RESERVE_HOLD_DAYS must be a whole number of days (0–365)');
+  const reserveHoldSeconds = BigInt(holdDays * 86_400);
 
   const chainId = await createPublicClient({ transport: http(rpcUrl, { timeout: 15_000 }) }).getChainId();
   if (chainId === 8453 && !flags.yes) fail('chain 8453 is Base mainnet: re-run with --yes to deploy there');
@@ -70,7 +75,7 @@ async function main(): Promise<void> {
   console.log(`owner ${owner}\nsigner ${signer}\noperator ${operator}\ntreasury ${treasury}`);
   if (gas === 0n) fail('the deployer has no native balance for gas');
 
-  const router = await deployRouter({ walletClient, publicClient, owner, signer, operator, treasury, confirmations });
+  const router = await deployRouter({ walletClient, publicClient, owner, signer, operator, treasury, confirmations, reserveHoldSeconds });
   // Read the configuration back from the chain rather than trusting the constructor arguments.
   const read = <F extends 'owner' | 'operator' | 'serviceTreasury'>(functionName: F) =>
     publicClient.readContract({ address: router, abi: paymentRouterAbi, functionName });

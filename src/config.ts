@@ -41,6 +41,13 @@ export type Config = {
   /** Reverse proxies in front of the service that append to X-Forwarded-For (0: clients connect directly). */
   trustProxyHops: number;
   role: 'api' | 'worker' | 'all';
+  /** Lifetime of the operator sender's lease (modules/operator-txs): another worker takes over once it lapses. */
+  operatorLeaseSeconds: number;
+  /**
+   * TEST-ONLY fault hook (OPERATOR_TX_FAULT): `kill_after_record:N` makes the operator sender SIGKILL its own
+   * process right after recording its N-th signed transaction, before broadcasting it. Never set it in production.
+   */
+  operatorTxFault: string | null;
 };
 
 export class ConfigError extends Error {
@@ -146,6 +153,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     trustProxyHops: read(env, 'TRUST_PROXY_HOPS', int(0, 10).default(0)),
     logLevel: read(env, 'LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
     role: role.data,
+    operatorLeaseSeconds: read(env, 'OPERATOR_LEASE_SECONDS', int(2, 3600).default(30)),
+    operatorTxFault: read(env, 'OPERATOR_TX_FAULT', z.string().regex(/^kill_after_record:[0-9]{1,4}$/, 'must be kill_after_record:<n> (test-only)').optional()) ?? null,
   };
   if (!devnet) requireProductionSecrets(config);
   return config;

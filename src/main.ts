@@ -29,7 +29,7 @@ async function main() {
 
   if (config.env === 'devnet') {
     const { startDevnet } = await import('./chain/devnet.js');
-    const devnet = await startDevnet({ dataDir: config.dataDir, port: config.devnetRpcPort });
+    const devnet = await startDevnet({ dataDir: config.dataDir, port: config.devnetRpcPort, reserveHoldSeconds: BigInt(config.reserveHoldDays * 86_400) });
     stops.push(() => devnet.stop());
     const { info, secrets } = devnet;
     config.chains.set(info.chain_id, { chainId: info.chain_id, rpcUrl: info.rpc_url, router: info.router, usdc: info.usdc, confirmations: 1, startBlock: BigInt(info.router_deploy_block) });

@@ -20,6 +20,9 @@ import { createWebhooksService } from './modules/webhooks/service.js';
 import { createRefundsService } from './modules/refunds/service.js';
 import { createRouterClient } from './modules/settlements/router-client.js';
 import { createSettlementsService } from './modules/settlements/service.js';
+import { createOperatorTxs } from './modules/operator-txs/service.js';
+import { applyPayOrderCancelledWith, orderCancelOutcomeHandler } from './modules/order-cancellation/apply.js';
+import { requestOrderCancel } from './modules/order-cancellation/request.js';
 
 export type ServiceDeps = {
   config: Config;
@@ -57,6 +60,13 @@ export function createServices(deps: ServiceDeps) {
   const router = createRouterClient(config, chains);
   const refunds = createRefundsService({ db, config, chains, orders, router, logger });
   const settlements = createSettlementsService({ db, config, chains, router, logger });
+  // One operator sender (outbox): refunds, settlements and order cancellations enqueue; each owner handles its outcomes.
+  const operatorTxs = createOperatorTxs({ db, config, chains, logger });
+  operatorTxs.register('refund', refunds.outcomeHandlers.refund);
+  operatorTxs.register('refund_cancel', refunds.outcomeHandlers.refund_cancel);
+  operatorTxs.register('settlement', settlements.onOutcome);
+  operatorTxs.register('order_cancel', orderCancelOutcomeHandler(logger));
+  const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel(db, router, logger, id, reason) };
   const metrics = deps.metrics ?? createMetrics();
   // Refunds and settlements register what they apply for their chain events (see wiring below).
   const indexerHooks: IndexerHooks = {};
@@ -65,6 +75,8 @@ export function createServices(deps: ServiceDeps) {
     applyReserveReleased: settlements.applyReserveReleased,
     applyReserveReleaseFailed: settlements.applyReserveReleaseFailed,
     applyBatchSettled: settlements.applyBatchSettled,
+    applyPayOrderCancelled: applyPayOrderCancelledWith(orders, logger),
+    applyRefundCancelled: refunds.applyRefundCancelled,
   } satisfies IndexerHooks);
   const indexer = createIndexer({ db, config, chains, orders, hooks: () => indexerHooks, logger, metrics });
   return {
@@ -87,6 +99,8 @@ export function createServices(deps: ServiceDeps) {
     publicSessions,
     refunds,
     settlements,
+    operatorTxs,
+    orderCancellation,
     indexer,
     indexerHooks,
   };

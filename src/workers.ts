@@ -37,9 +37,13 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
   // The chain indexer: one loop per configured chain; /_/indexer/start|stop toggle it in this process.
   services.indexer.start();
   workers.push({ name: 'indexer', stop: () => services.indexer.stop() });
-  // Refunds: fail those past their deadline, check sent ones, send those the reserve covers (operator).
+  // Refunds: fail those past their deadline (chain clock), hand those the reserve covers to the operator sender.
   workers.push(every('refunds', 3_000, () => services.refunds.runOnce()));
-  // Settlement: release reserves held RESERVE_HOLD_DAYS (chain clock) in batches of up to 100 orders.
+  // The operator sender: one per (chain, operator address) across instances (database lease); sends what
+  // refunds, settlements and order cancellations enqueued, and follows each transaction to its outcome.
+  services.operatorTxs.start();
+  workers.push({ name: 'operator-sender', stop: () => services.operatorTxs.stop() });
+  // Settlement: release reserves whose on-chain hold (OrderPaid.releaseAfter) has passed, in batches of up to 100.
   workers.push(every('settlement', 60_000, () => services.settlements.runOnce()));
   // Webhooks run their own loop: it must not wait for a slow endpoint's attempt before claiming more.
   const deliverer = createWebhookDeliverer({ db: services.database.db, config: services.config, logger: services.logger, metrics: services.metrics });

@@ -116,6 +116,7 @@ async function deployAll(
   client: ChainPublicClient,
   s: SecretsFile,
   accounts: DevnetInfo['accounts'],
+  reserveHoldSeconds: bigint | undefined,
 ): Promise<Omit<DevnetInfo, 'rpc_url' | 'admin_token' | 'accounts' | 'chain_id'>> {
   const deployer = privateKeyToAccount(s.deployer_private_key);
   const operator = privateKeyToAccount(s.operator_private_key).address;
@@ -131,11 +132,13 @@ async function deployAll(
     treasury,
     buyers: accounts.map((a) => a.address),
     usdcEach: DEV_USDC,
+    reserveHoldSeconds,
   });
   return { usdc, router, router_deploy_block: Number(startBlock), service_treasury: treasury };
 }
 
-export async function startDevnet(opts: { dataDir: string; port: number; log?: DevnetLogger }): Promise<Devnet> {
+/** `reserveHoldSeconds`: the router's per-order reserve hold (RESERVE_HOLD_DAYS); default 7 days. */
+export async function startDevnet(opts: { dataDir: string; port: number; log?: DevnetLogger; reserveHoldSeconds?: bigint }): Promise<Devnet> {
   const log = opts.log ?? { info: (m) => console.log(m), warn: (m) => console.warn(m) };
   mkdirSync(opts.dataDir, { recursive: true });
   const infoPath = path.join(opts.dataDir, 'devnet.json');
@@ -154,7 +157,7 @@ export async function startDevnet(opts: { dataDir: string; port: number; log?: D
       log.info(`devnet: reusing router ${prev.router} and USDC ${prev.usdc}`);
     } else {
       if (prev) log.warn(`devnet: previous deployment unusable (${reason}); redeploying`);
-      deployed = await deployAll(anvil.rpcUrl, client, secrets, accounts);
+      deployed = await deployAll(anvil.rpcUrl, client, secrets, accounts, opts.reserveHoldSeconds);
       log.info(`devnet: deployed router ${deployed.router} and USDC ${deployed.usdc}`);
     }
     const info: DevnetInfo = {

@@ -294,6 +294,7 @@ describe('responses match the document', () => {
     await call('POST', '/v1/refunds', { key, body: { order_id: order.body.id } }, 409);
     await call('GET', '/v1/refunds', { key }, 200);
     await call('GET', '/v1/refunds/re_unknown', { key }, 404);
+    await call('POST', '/v1/refunds/re_unknown/cancel', { key }, 404);
     await call('GET', '/v1/settlements', { key }, 200);
     await call('GET', '/v1/settlements/stl_unknown', { key }, 404);
 
@@ -304,7 +305,9 @@ describe('responses match the document', () => {
     await call('GET', '/_/indexer/status', { key: ADMIN_TOKEN }, 200);
     await call('POST', '/_/indexer/stop', { key: ADMIN_TOKEN }, 200);
     await call('GET', '/_/indexer/status', { key }, 401);
-    await call('POST', `/_/orders/${order.body.id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'document check' } }, 200);
+    await call('POST', `/_/orders/${order.body.id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'document check' } }, 202);
+    // No chain here: the indexer's PayOrderCancelled is applied as the indexer would, then the order is failed.
+    await h.db.transaction().execute((tx) => h.services.indexerHooks.applyPayOrderCancelled!(tx, { chainId: 84532, orderOnchainId: order.body.eip712.message.orderId, txHash: `0x${'ef'.repeat(32)}`, blockTime: new Date() }));
     await call('POST', `/_/orders/${order.body.id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'again' } }, 409);
     const metrics = await h.request('GET', '/metrics', { key: ADMIN_TOKEN });
     expect(metrics.status).toBe(200);

@@ -107,6 +107,8 @@ describe('settlement', () => {
     const routerBefore = await balanceOf(chain.router);
     const merchantBefore = await balanceOf(merchant);
     const batchId = toBytes32Id('stl_test_1');
+    // The router holds each reserve for its per-order hold (7 days by default) from payment: before it, nothing moves.
+    await chain.increaseTime(7 * 86_400 + 1);
     const receipt = await chain.confirm(
       await chain.walletClientFor(chain.operator).writeContract({
         address: chain.router, abi: paymentRouterAbi, functionName: 'settleBatch', args: [batchId, [a.orderId, b.orderId]],

@@ -7,6 +7,7 @@ import { payOrderFromJson, refundOrderFromJson, toBytes32Id } from '../../src/ch
 import { authoriseServiceKeys, startTestChain, type TestChain } from '../helpers/chain.js';
 import { merchant, order } from '../helpers/factories.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { driveOperator } from '../helpers/flow.js';
 
 /**
  * Refunds end to end on anvil: the real router, the service's signer and operator, the indexer applying
@@ -93,12 +94,14 @@ describe('refund flow on chain', () => {
     const partial = await refund({ order_id: o.id, amount: '5.00', reason: 'one item missing' });
     expect(partial).toMatchObject({ state: 'pending', reserve_portion: '5000000', funding_required: '0', to: buyer.address, pay_to: chain.router });
     await h.services.refunds.runOnce();
-    const sent = await get(`/v1/refunds/${partial.id}`);
-    expect(sent.state).toBe('pending');
-    expect(sent.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
-    await chain.confirm(sent.tx_hash);
+    expect(await get(`/v1/refunds/${partial.id}`)).toMatchObject({ state: 'pending', attempts: 1, cancellation: null });
+    // The operator sender sends it (outbox): one transaction, recorded with its nonce before broadcast.
+    await driveOperator(h, chain);
+    const [sent] = await h.services.operatorTxs.forRef('refund', partial.id);
+    expect(sent).toMatchObject({ state: 'done', outcome: 'success', nonce: expect.any(BigInt) });
+    expect(sent!.gas_used).toBeGreaterThan(0n);
     await index();
-    expect(await get(`/v1/refunds/${partial.id}`)).toMatchObject({ state: 'completed', tx_hash: sent.tx_hash, reserve_portion: '5000000', funding_required: '0' });
+    expect(await get(`/v1/refunds/${partial.id}`)).toMatchObject({ state: 'completed', tx_hash: sent!.tx_hash, reserve_portion: '5000000', funding_required: '0' });
     expect(await get(`/v1/orders/${o.id}`)).toMatchObject({ state: 'partially_refunded', refunded_amount: '5.00' });
     expect(await usdc(buyer.address)).toBe(buyerBefore - 95_000_000n);
 

@@ -7,6 +7,7 @@ import { payOrderFromJson, toBytes32Id } from '../../src/chain/eip712.js';
 import { authoriseServiceKeys, startTestChain, type TestChain } from '../helpers/chain.js';
 import { merchant, order } from '../helpers/factories.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { driveOperator } from '../helpers/flow.js';
 
 /**
  * Reserve release on anvil: after RESERVE_HOLD_DAYS on the chain clock (moved with evm_increaseTime), the
@@ -80,7 +81,7 @@ async function settle() {
   const before = new Set((await h.db.selectFrom('settlements').select('id').execute()).map((s) => s.id));
   await h.services.settlements.runOnce();
   const created = (await h.db.selectFrom('settlements').selectAll().execute()).filter((s) => !before.has(s.id));
-  for (const s of created) if (s.tx_hash) await chain.confirm(s.tx_hash as Hex);
+  await driveOperator(h, chain);
   await index();
   return Promise.all(created.map((s) => h.db.selectFrom('settlements').selectAll().where('id', '=', s.id).executeTakeFirstOrThrow()));
 }
@@ -100,8 +101,9 @@ describe('settlement flow on chain', () => {
     await index();
     const small = await refund(a, { order_id: a2.id, amount: '1.00' });
     await h.services.refunds.runOnce();
-    await chain.confirm((await h.db.selectFrom('refunds').select('tx_hash').where('id', '=', small.id).executeTakeFirstOrThrow()).tx_hash as Hex);
+    await driveOperator(h, chain);
     await index();
+    expect((await h.db.selectFrom('refunds').select('state').where('id', '=', small.id).executeTakeFirstOrThrow()).state).toBe('completed');
     expect((await orderRow(a2.id)).reserve_remaining).toBe(2_760_000n);
     expect((await refund(a, { order_id: a3.id, amount: '30.00' })).state).toBe('requires_funding');
 

@@ -51,3 +51,17 @@ export async function setupPlatform(h: Harness, platformFeeBps = 500, reserveBps
   if (m.status !== 201) throw new Error(m.text);
   return { p, m: m.body, platformWallet, merchantWallet };
 }
+
+/**
+ * Runs the operator sender until every intent it holds is resolved: simulate + record + broadcast, mine a
+ * block, note the receipt, and deliver the outcome at the chain's confirmation depth.
+ */
+export async function driveOperator(h: Harness, chain: TestChain, rounds = 8): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await h.services.operatorTxs.runOnce(chain.chainId);
+    const open = (await h.services.operatorTxs.list(chain.chainId)).filter((t) => t.state !== 'done' && t.state !== 'rejected');
+    if (open.length === 0) return;
+    await chain.mine(1);
+  }
+  throw new Error('operator transactions still open after driving the sender');
+}

@@ -2594,6 +2594,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/refunds/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an open refund on chain: it fails once the cancellation is confirmed, or completes if it executed first */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A cancellation was already pending */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refund"];
+                    };
+                };
+                /** @description Cancellation asked: the refund is still open, with cancellation "pending" */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refund"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/settlements": {
         parameters: {
             query?: never;
@@ -2970,7 +3065,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fail a pending order (emits order.failed) */
+        /** Fail a pending order: cancels its PayOrder on chain; the order becomes failed (order.failed) once the cancellation is confirmed */
         post: {
             parameters: {
                 query?: never;
@@ -2988,13 +3083,13 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The failed order */
-                200: {
+                /** @description Cancellation sent: the order is still pending_payment, with cancellation.state pending */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Order"];
+                        "application/json": components["schemas"]["CancellingOrder"];
                     };
                 };
                 /** @description Missing or invalid credentials (unauthenticated) */
@@ -3643,6 +3738,13 @@ export interface components {
             failure_reason: string | null;
             created_at: string;
             completed_at: string | null;
+            /** @description Times the service has submitted it (pending refunds; a transient refusal is retried on a bounded schedule) */
+            attempts: number;
+            /**
+             * @description null: none asked. pending: the router was asked to cancel the signature; the refund stays open (and may still complete) until the cancellation is confirmed on chain. cancelled: confirmed, the refund failed. too_late: it executed first and completed.
+             * @enum {string|null}
+             */
+            cancellation: "pending" | "cancelled" | "too_late" | null;
         };
         /** @description The refund can no longer be executed (its signature expired). */
         RefundFailedEvent: {
@@ -4240,6 +4342,15 @@ export interface components {
                 logs_applied: number;
             }[];
         };
+        CancellingOrder: components["schemas"]["Order"] & {
+            cancellation: components["schemas"]["OrderCancellation"];
+        };
+        OrderCancellation: {
+            /** @enum {string} */
+            state: "pending" | "cancelled" | "too_late";
+            reason: string | null;
+            requested_at: string;
+        } | null;
     };
     responses: never;
     parameters: never;

@@ -2,6 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { access, createRouter, errors, jsonBody, jsonResponse, z } from '../openapi.js';
 import { Order } from '../../modules/orders/schemas.js';
 import { serializeOrder } from '../../modules/orders/serialize.js';
+import { cancellationOf } from '../../modules/order-cancellation/request.js';
 import type { Services } from '../../services.js';
 
 const ChainStatus = z.object({
@@ -30,10 +31,19 @@ const metrics = createRoute({
     ...errors(401),
   },
 });
+const Cancellation = z.object({
+  state: z.enum(['pending', 'cancelled', 'too_late']), reason: z.string().nullable(), requested_at: z.string(),
+}).openapi('OrderCancellation');
+const CancellingOrder = Order.extend({ cancellation: Cancellation.nullable() }).openapi('CancellingOrder');
 const fail = createRoute({
-  method: 'post', path: '/_/orders/{id}/fail', tags: ['Operations'], summary: 'Fail a pending order (emits order.failed)', ...access.admin(),
+  method: 'post', path: '/_/orders/{id}/fail', tags: ['Operations'],
+  summary: 'Fail a pending order: cancels its PayOrder on chain; the order becomes failed (order.failed) once the cancellation is confirmed',
+  ...access.admin(),
   request: { params: z.object({ id: z.string().max(64) }), body: jsonBody(z.object({ reason: z.string().min(1).max(500) }).strict()) },
-  responses: { 200: jsonResponse(Order, 'The failed order'), ...errors(401, 404, 409, 422) },
+  responses: {
+    202: jsonResponse(CancellingOrder, 'Cancellation sent: the order is still pending_payment, with cancellation.state pending'),
+    ...errors(401, 404, 409, 422),
+  },
 });
 
 /**
@@ -58,7 +68,7 @@ export function adminRoutes(services: Services) {
       return c.json(c.get('services').indexer.status(), 200);
     })
     .openapi(fail, async (c) => {
-      const order = await c.get('services').orders.fail(c.req.valid('param').id, c.req.valid('json').reason);
-      return c.json(serializeOrder(order), 200);
+      const order = await c.get('services').orderCancellation.request(c.req.valid('param').id, c.req.valid('json').reason);
+      return c.json({ ...serializeOrder(order), cancellation: cancellationOf(order) }, 202);
     });
 }

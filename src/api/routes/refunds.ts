@@ -21,6 +21,16 @@ const get = createRoute({
   ...access.secretOrSession(), request: { params: z.object({ id: z.string().max(64) }) },
   responses: { 200: jsonResponse(Refund, 'The refund'), ...errors(401, 403, 404) },
 });
+const cancel = createRoute({
+  method: 'post', path: '/v1/refunds/{id}/cancel', tags: ['Refunds'],
+  summary: 'Cancel an open refund on chain: it fails once the cancellation is confirmed, or completes if it executed first',
+  ...access.secretOrSession(), request: { headers: IdempotencyHeader, params: z.object({ id: z.string().max(64) }) },
+  responses: {
+    202: jsonResponse(Refund, 'Cancellation asked: the refund is still open, with cancellation "pending"'),
+    200: jsonResponse(Refund, 'A cancellation was already pending'),
+    ...errors(401, 403, 404, 409),
+  },
+});
 
 export const refundRoutes = createRouter()
   .openapi(create, async (c) => {
@@ -31,4 +41,8 @@ export const refundRoutes = createRouter()
   .openapi(get, async (c) => {
     const refund = await c.get('services').refunds.get(platformIdOf(c.get('principal')), c.req.valid('param').id);
     return c.json(serializeRefund(refund), 200);
+  })
+  .openapi(cancel, async (c) => {
+    const { refund, created } = await c.get('services').refunds.cancel(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return created ? c.json(serializeRefund(refund), 202) : c.json(serializeRefund(refund), 200);
   });

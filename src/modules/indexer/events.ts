@@ -8,6 +8,8 @@ export const INDEXED_EVENTS = [
   getAbiItem({ abi: paymentRouterAbi, name: 'ReserveReleased' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'ReserveReleaseFailed' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'BatchSettled' }),
+  getAbiItem({ abi: paymentRouterAbi, name: 'PayOrderCancelled' }),
+  getAbiItem({ abi: paymentRouterAbi, name: 'RefundCancelled' }),
 ] as const;
 
 export type OrderPaidEvent = {
@@ -21,6 +23,8 @@ export type OrderPaidEvent = {
   platformFee: bigint;
   reserveHold: bigint;
   platform: Address;
+  /** The router's per-order reserve hold: settleBatch releases the reserve only after this (unix seconds). */
+  releaseAfter: bigint;
   txHash: Hex;
   blockNumber: bigint;
   blockTime: Date;

@@ -14,6 +14,8 @@ export type IndexerHooks = {
   applyReserveReleased?: (tx: Tx, e: { chainId: number; orderOnchainId: Hex; batchOnchainId: Hex; merchant: Hex; amount: bigint; txHash: Hex }) => Promise<void>;
   applyReserveReleaseFailed?: (tx: Tx, e: { chainId: number; orderOnchainId: Hex; batchOnchainId: Hex; merchant: Hex; amount: bigint; txHash: Hex }) => Promise<void>;
   applyBatchSettled?: (tx: Tx, e: { chainId: number; batchOnchainId: Hex; orderCount: bigint; totalReleased: bigint; txHash: Hex; blockTime: Date }) => Promise<void>;
+  applyPayOrderCancelled?: (tx: Tx, e: { chainId: number; orderOnchainId: Hex; txHash: Hex; blockTime: Date }) => Promise<void>;
+  applyRefundCancelled?: (tx: Tx, e: { chainId: number; refundOnchainId: Hex; txHash: Hex; blockTime: Date }) => Promise<void>;
   /** After a commit that applied logs (and so wrote outbox rows): lets the webhook deliverer start at once. */
   afterCommit?: () => void;
 };
@@ -130,12 +132,19 @@ export function createIndexer(deps: IndexerDeps) {
       case 'BatchSettled':
         if (!hooks.applyBatchSettled) break;
         return hooks.applyBatchSettled(tx, { ...base, batchOnchainId: log.args.batchId, orderCount: log.args.orderCount, totalReleased: log.args.totalReleased, blockTime });
+      case 'PayOrderCancelled':
+        if (!hooks.applyPayOrderCancelled) break;
+        return hooks.applyPayOrderCancelled(tx, { ...base, orderOnchainId: log.args.orderId, blockTime });
+      case 'RefundCancelled':
+        if (!hooks.applyRefundCancelled) break;
+        return hooks.applyRefundCancelled(tx, { ...base, refundOnchainId: log.args.refundId, blockTime });
     }
     await indexerRepo.alert(tx, chainId, 'unhandled_event', { event: log.eventName, tx_hash: log.transactionHash, log_index: log.logIndex });
   }
 
   const onchainIdOf = (log: DecodedLog): string | null =>
-    'orderId' in log.args ? (log.args.orderId as string) : 'batchId' in log.args ? (log.args.batchId as string) : null;
+    'orderId' in log.args ? (log.args.orderId as string) : 'batchId' in log.args ? (log.args.batchId as string)
+      : 'refundId' in log.args ? (log.args.refundId as string) : null;
 
   /** One step: read and apply at most one range. Returns whether the chain is caught up. */
   async function tick(chainId: number): Promise<{ applied: number; caughtUp: boolean }> {

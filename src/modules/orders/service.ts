@@ -308,7 +308,7 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
       }
       const confirmed = await transition(tx, order, 'paid', {
         paid_by: ev.payer, tx_hash: ev.txHash, block_number: ev.blockNumber, paid_at: ev.blockTime,
-        confirmed_at: new Date(), reserve_remaining: order.reserve_hold,
+        confirmed_at: new Date(), reserve_remaining: order.reserve_hold, reserve_release_at: new Date(Number(ev.releaseAfter) * 1000),
       }, 'order.confirmed');
       const session = await tx.updateTable('checkout_sessions').set({ state: 'completed', completed_at: new Date() })
         .where('order_id', '=', order.id).where('state', 'in', ['open', 'expired']).returningAll().executeTakeFirst();

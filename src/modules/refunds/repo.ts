@@ -3,10 +3,20 @@ import type { Db, Executor } from '../../db/client.js';
 import type { Cursor } from '../../db/pagination.js';
 import type { DB, RefundState, RefundsTable } from '../../db/schema.js';
 
-/** Columns added by migrations/006_refunds.sql (kept here, next to the only code that uses them). */
+type Ts = ColumnType<Date | null, Date | null | undefined, Date | null>;
+type Text = ColumnType<string | null, string | null | undefined, string | null>;
+/** Columns added by migrations/006_refunds.sql and 010_operator_txs.sql (kept here, next to the only code that uses them). */
 type RefundsExt = RefundsTable & {
-  submit_lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  submitted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  submit_lease_until: Ts;
+  submitted_at: Ts;
+  /** The operator transaction carrying the current submission (outbox, modules/operator-txs). */
+  operator_tx_id: Text;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Ts;
+  last_error: Text;
+  cancel_requested_at: Ts;
+  cancel_reason: Text;
+  cancel_tx_id: Text;
 };
 type DBX = DB & { refunds: RefundsExt };
 const x = (db: Executor) => (db as Db).withTables<{ refunds: RefundsExt }>() as unknown as Kysely<DBX>;
@@ -49,10 +59,10 @@ export const refundsRepo = {
     return { amount: BigInt(r.amount), reserve: BigInt(r.reserve) };
   },
 
-  /** Σ amount of the order's pending refunds already sent but not yet seen completed: they will spend reserve first. */
+  /** Σ amount of the order's pending refunds already handed to the operator sender: they will spend reserve first. */
   inFlightAmount: async (db: Executor, orderId: string, exceptId: string) => {
     const r = await x(db).selectFrom('refunds').select(sql<string>`coalesce(sum(amount), 0)::text`.as('amount'))
-      .where('order_id', '=', orderId).where('state', '=', 'pending').where('tx_hash', 'is not', null).where('id', '<>', exceptId)
+      .where('order_id', '=', orderId).where('state', '=', 'pending').where('operator_tx_id', 'is not', null).where('id', '<>', exceptId)
       .executeTakeFirstOrThrow();
     return BigInt(r.amount);
   },
@@ -62,13 +72,14 @@ export const refundsRepo = {
     x(db).updateTable('refunds').set(set).where('id', '=', id).where('state', 'in', from as RefundState[]).returningAll().executeTakeFirst(),
 
   /**
-   * Pending refunds nobody has sent yet, leased for `leaseMs` so other instances skip them while this one
-   * reads the chain and sends (outside any transaction).
+   * Pending refunds due for a submission (none in flight, no cancellation asked, their retry time reached),
+   * leased for `leaseMs` so other instances skip them while this one reads the chain (outside any transaction).
    */
   claimUnsent: (db: Db, now: Date, leaseMs: number, limit: number) =>
     db.transaction().execute(async (tx) => {
       const rows = await x(tx).selectFrom('refunds').select('id')
-        .where('state', '=', 'pending').where('tx_hash', 'is', null)
+        .where('state', '=', 'pending').where('operator_tx_id', 'is', null).where('cancel_requested_at', 'is', null)
+        .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
         .where((eb) => eb.or([eb('submit_lease_until', 'is', null), eb('submit_lease_until', '<', now)]))
         .orderBy('created_at').limit(limit).forUpdate().skipLocked().execute();
       if (rows.length === 0) return [];
@@ -76,9 +87,15 @@ export const refundsRepo = {
         .where('id', 'in', rows.map((r) => r.id)).returningAll().execute();
     }),
 
-  sent: (db: Executor, limit: number) =>
-    x(db).selectFrom('refunds').selectAll().where('state', '=', 'pending').where('tx_hash', 'is not', null)
-      .orderBy('submitted_at').limit(limit).execute(),
+  lockById: (db: Executor, id: string) => x(db).selectFrom('refunds').selectAll().where('id', '=', id).forUpdate().executeTakeFirst(),
+
+  lockForPlatform: (db: Executor, platformId: string, id: string) =>
+    x(db).selectFrom('refunds').selectAll().where('platform_id', '=', platformId).where('id', '=', id).forUpdate().executeTakeFirst(),
+
+  /** Open refunds whose cancellation was asked but whose cancelRefund intent ended without effect: sent again. */
+  cancelsToSend: (db: Executor, limit: number) =>
+    x(db).selectFrom('refunds').selectAll().where('state', 'in', OPEN_STATES as RefundState[])
+      .where('cancel_requested_at', 'is not', null).where('cancel_tx_id', 'is', null).orderBy('cancel_requested_at').limit(limit).execute(),
 
   /** Open refunds of orders on `chainId` whose signed deadline the chain clock has passed. */
   pastDeadline: (db: Executor, chainId: number, chainNow: Date, limit: number) =>

@@ -38,6 +38,10 @@ export const Refund = z
     failure_reason: z.string().nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),
+    attempts: z.number().int().openapi({ description: 'Times the service has submitted it (pending refunds; a transient refusal is retried on a bounded schedule)' }),
+    cancellation: z.enum(['pending', 'cancelled', 'too_late']).nullable().openapi({
+      description: 'null: none asked. pending: the router was asked to cancel the signature; the refund stays open (and may still complete) until the cancellation is confirmed on chain. cancelled: confirmed, the refund failed. too_late: it executed first and completed.',
+    }),
   })
   .openapi('Refund');
 

@@ -33,7 +33,16 @@ export function serializeRefund(r: RefundRow) {
     failure_reason: r.failure_reason,
     created_at: r.created_at.toISOString(),
     completed_at: r.completed_at?.toISOString() ?? null,
+    attempts: r.attempts,
+    cancellation: cancellationOf(r),
   };
+}
+
+/** pending: cancelRefund asked, not yet indexed; cancelled: RefundCancelled indexed; too_late: the refund executed first. */
+function cancellationOf(r: RefundRow): 'pending' | 'cancelled' | 'too_late' | null {
+  if (!r.cancel_requested_at) return null;
+  if (r.state === 'failed') return 'cancelled';
+  return r.state === 'completed' ? 'too_late' : 'pending';
 }
 export type SerializedRefund = ReturnType<typeof serializeRefund>;
 

@@ -16,6 +16,9 @@ import type { OrderRow } from '../orders/repo.js';
 import type { OrdersService } from '../orders/service.js';
 import { canTransition, ORDER_TRANSITIONS } from '../orders/state.js';
 import type { RouterClient } from '../settlements/router-client.js';
+import { applyRefundCancelledWith } from './apply-cancelled.js';
+import { cancelRefund } from './cancel-request.js';
+import { refundCancelOutcomeHandler, refundOutcomeHandler } from './outcomes.js';
 import { refundsRepo, type RefundRow } from './repo.js';
 import { refundEventObject, serializeRefund } from './serialize.js';
 import { createRefundsWorker } from './worker.js';
@@ -177,6 +180,12 @@ export function createRefundsService(deps: RefundsDeps) {
   return {
     create,
     applyRefunded,
+    /** Indexer hook: RefundCancelled → the open refund fails (the only way besides its deadline). */
+    applyRefundCancelled: applyRefundCancelledWith(fail, logger),
+    /** Operator sender outcome handlers, registered per purpose in services.ts. */
+    outcomeHandlers: { refund: refundOutcomeHandler(logger), refund_cancel: refundCancelOutcomeHandler(logger) },
+    /** POST /v1/refunds/:id/cancel: asks the router to cancel the signature; failed once RefundCancelled is indexed. */
+    cancel: (platformId: string, id: string) => cancelRefund(db, platformId, id),
     /** One pass of the refund worker: fail refunds past their deadline, check sent ones, send reserve-covered ones. */
     runOnce: worker.runOnce,
 

@@ -1,20 +1,20 @@
 /**
- * The refund worker. Every step is a short transaction; chain reads and sends happen outside any
- * transaction, so an embedded single-connection database is never held while waiting on an RPC.
- * The router's refundId guard makes any send at most once on chain, whatever happens here.
+ * The refund worker. Every step is a short transaction; chain reads happen outside any transaction, so an
+ * embedded single-connection database is never held while waiting on an RPC. Operator transactions go
+ * through the operator sender's outbox (modules/operator-txs): the worker only enqueues them.
  */
-import type { Address, Hex } from 'viem';
+import { encodeFunctionData, type Address, type Hex } from 'viem';
+import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import { refundOrderFromJson, type RefundOrderJson } from '../../chain/eip712.js';
 import type { Executor } from '../../db/client.js';
+import { describeError } from '../../lib/redact-urls.js';
+import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
+import { requestRefundCancel } from './cancel.js';
 import type { RefundsDeps } from './service.js';
-import { refundsRepo, type RefundRow } from './repo.js';
-import { revertOf } from '../settlements/router-client.js';
+import { OPEN_STATES, refundsRepo, type RefundRow } from './repo.js';
 
-const LEASE_MS = 120_000;
-/** A sent transaction the node no longer knows after this long was dropped: the refund is sent again. */
-const DROPPED_AFTER_MS = 5 * 60_000;
-/** Router errors after which this signed refund can never succeed. Anything else (pause, RPC) is retried. */
-const PERMANENT = new Set(['InvalidSigner', 'OrderExpired', 'RefundExceedsOrder', 'OrderNotPaid', 'ZeroAmount', 'ZeroAddress']);
+/** A claimed refund is only read and enqueued (seconds); a claim left by a dead instance lapses after this. */
+const LEASE_MS = 30_000;
 
 type WorkerDeps = RefundsDeps & { fail(tx: Executor, refund: RefundRow, reason: string): Promise<RefundRow | undefined> };
 
@@ -25,7 +25,7 @@ export function createRefundsWorker(deps: WorkerDeps) {
 
   /**
    * Reserve the router will still have for this refund: its on-chain reserve minus what other refunds of
-   * the order, sent and not yet indexed, will take first.
+   * the order, handed to the sender and not yet indexed, will take first.
    */
   async function reserveFor(r: RefundRow, chainId: number): Promise<bigint> {
     const onchain = await router.orderReserve(chainId, r.pay_to as Address, messageOf(r).orderId);
@@ -38,7 +38,7 @@ export function createRefundsWorker(deps: WorkerDeps) {
     const portion = reserve < r.amount ? reserve : r.amount;
     const updated = await refundsRepo.update(db, r.id, ['pending'], {
       state: 'requires_funding', reserve_portion: portion, funding_required: r.amount - portion,
-      tx_hash: null, submitted_at: null, submit_lease_until: null,
+      tx_hash: null, submitted_at: null, submit_lease_until: null, next_attempt_at: null,
     });
     if (updated) logger.info({ refund_id: r.id, funding_required: updated.funding_required.toString() }, 'refund now requires funding');
   }
@@ -58,61 +58,47 @@ export function createRefundsWorker(deps: WorkerDeps) {
     return due.length;
   }
 
-  /** Sent refunds: a revert either needs funding now (reserve gone) or fails; a dropped transaction is sent again. */
-  async function checkSent(r: RefundRow) {
-    const chainId = await chainOf(r);
-    const hash = r.tx_hash as Hex;
-    const receipt = await router.receipt(chainId, hash);
-    if (!receipt) {
-      const stale = !r.submitted_at || Date.now() - r.submitted_at.getTime() > DROPPED_AFTER_MS;
-      if (stale && !(await router.known(chainId, hash))) {
-        await refundsRepo.update(db, r.id, ['pending'], { tx_hash: null, submitted_at: null, submit_lease_until: null });
-        logger.warn({ refund_id: r.id, tx_hash: hash }, 'refund transaction dropped; it will be sent again');
-      }
-      return;
-    }
-    if (receipt.status === 'success') return; // the indexer completes it from the Refunded log
-    // Someone else (anyone may submit a signed refund) may have executed it first: then ours reverted harmlessly.
-    if (await router.refundUsed(chainId, r.pay_to as Address, messageOf(r).refundId)) return;
-    const reserve = await reserveFor(r, chainId);
-    if (reserve < r.amount) return toRequiresFunding(r, reserve);
-    await db.transaction().execute((tx) => fail(tx, r, `transaction ${hash} reverted`));
+  /** One submission: the refund row locked, still due, enqueued with its attempt counted, in one transaction. */
+  async function enqueue(r: RefundRow, chainId: number) {
+    const calldata = encodeFunctionData({ abi: paymentRouterAbi, functionName: 'refund', args: [messageOf(r), r.signature as Hex] });
+    await db.transaction().execute(async (tx) => {
+      const row = await refundsRepo.lockById(tx, r.id);
+      if (!row || row.state !== 'pending' || row.operator_tx_id || row.cancel_requested_at) return;
+      const intent = await enqueueOperatorTx(tx, { chainId, purpose: 'refund', refId: r.id, to: r.pay_to as Hex, calldata });
+      await refundsRepo.update(tx, r.id, ['pending'], { operator_tx_id: intent.id, attempts: row.attempts + 1, submitted_at: new Date(), submit_lease_until: null, next_attempt_at: null });
+    });
+    logger.info({ refund_id: r.id, attempt: r.attempts + 1 }, 'refund handed to the operator sender');
   }
 
-  async function send(r: RefundRow) {
+  async function submit(r: RefundRow) {
     const chainId = await chainOf(r);
-    const ro = messageOf(r);
-    if (await router.refundUsed(chainId, r.pay_to as Address, ro.refundId)) return; // executed by someone: the indexer completes it
+    if (await router.refundUsed(chainId, r.pay_to as Address, messageOf(r).refundId)) return; // executed or cancelled: the indexer resolves it
     const reserve = await reserveFor(r, chainId);
     if (reserve < r.amount) return toRequiresFunding(r, reserve);
-    try {
-      const hash = await router.sendRefund(chainId, r.pay_to as Address, ro, r.signature as Hex);
-      await refundsRepo.update(db, r.id, ['pending'], { tx_hash: hash, submitted_at: new Date(), submit_lease_until: null });
-      logger.info({ refund_id: r.id, tx_hash: hash }, 'refund sent by the operator');
-    } catch (err) {
-      const revert = revertOf(err);
-      if (revert && PERMANENT.has(revert.errorName)) {
-        await db.transaction().execute((tx) => fail(tx, r, `router refused: ${revert.message}`));
-        return;
-      }
-      // Paused router, RPC trouble, a race on the reserve: the lease lapses and a later pass retries.
-      logger.warn({ refund_id: r.id, err: revert?.message ?? (err as Error).message }, 'refund send failed; will retry');
-    }
+    await enqueue(r, chainId);
+  }
+
+  /** A cancellation whose transaction ended without effect is asked again. */
+  async function resendCancel(r: RefundRow) {
+    await db.transaction().execute(async (tx) => {
+      const row = await refundsRepo.lockById(tx, r.id);
+      if (row && OPEN_STATES.includes(row.state) && !row.cancel_tx_id) await requestRefundCancel(tx, row, row.cancel_reason ?? 'cancelled');
+    });
   }
 
   /** Runs `fn` on each item, logging (not throwing) per-item failures so one bad refund never blocks others. */
   async function each<T extends { id: string }>(items: T[], what: string, fn: (item: T) => Promise<unknown>) {
     for (const item of items) {
-      await fn(item).catch((err: unknown) => logger.warn({ id: item.id, err: (err as Error).message }, `refund worker: ${what} failed`));
+      await fn(item).catch((err: unknown) => logger.warn({ id: item.id, err: describeError(err) }, `refund worker: ${what} failed`));
     }
   }
 
   return {
     async runOnce(): Promise<void> {
       await each(chains.list().map((c) => ({ id: String(c.chainId), chainId: c.chainId })), 'expiry', (c) => expireDue(c.chainId));
-      await each(await refundsRepo.sent(db, 100), 'receipt check', checkSent);
       if (!router.hasOperator()) return;
-      await each(await refundsRepo.claimUnsent(db, new Date(), LEASE_MS, 20), 'send', send);
+      await each(await refundsRepo.cancelsToSend(db, 50), 'cancellation', resendCancel);
+      await each(await refundsRepo.claimUnsent(db, new Date(), LEASE_MS, 20), 'submission', submit);
     },
   };
 }

@@ -7,7 +7,8 @@ import type { DB, SettlementsTable } from '../../db/schema.js';
 type Ts = ColumnType<Date | null, Date | null | undefined, Date | null>;
 type Int8 = ColumnType<bigint, bigint | string | number, bigint | string | number>;
 export type ItemState = 'included' | 'released' | 'release_failed' | 'skipped' | 'batch_failed';
-type SettlementsExt = SettlementsTable & { submitted_at: Ts };
+type SettlementsExt = SettlementsTable & { submitted_at: Ts; operator_tx_id: ColumnType<string | null, string | null | undefined, string | null> };
+type OrdersExt = DB['orders'] & { reserve_release_at: Ts };
 interface SettlementItemsTable {
   settlement_id: string;
   order_id: string;
@@ -17,8 +18,8 @@ interface SettlementItemsTable {
   state: ItemState;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
-type Ext = { settlements: SettlementsExt; settlement_items: SettlementItemsTable };
-type DBX = DB & Ext;
+type Ext = { settlements: SettlementsExt; settlement_items: SettlementItemsTable; orders: OrdersExt };
+type DBX = Omit<DB, keyof Ext> & Ext;
 const x = (db: Executor) => (db as Db).withTables<Ext>() as unknown as Kysely<DBX>;
 
 export type SettlementRow = Selectable<SettlementsExt>;
@@ -27,14 +28,15 @@ export type DueOrder = { id: string; platform_id: string; onchain_id: string; pa
 
 export const settlementsRepo = {
   /**
-   * Orders whose reserve is due on `chainId`: paid at or before `paidBefore` (chain clock), reserve left,
+   * Orders whose reserve is due on `chainId`: their on-chain hold (OrderPaid.releaseAfter) at or before
+   * `chainNow` (the latest block's timestamp), reserve left,
    * in no batch, no open refund (it may still need the reserve), and no release the token refused within
    * the retry delay. Locked so concurrent workers build disjoint batches.
    */
-  lockDue: (tx: Executor, chainId: number, paidBefore: Date, retryFailedAfter: Date, limit: number) =>
+  lockDue: (tx: Executor, chainId: number, chainNow: Date, retryFailedAfter: Date, limit: number) =>
     x(tx).selectFrom('orders').select(['id', 'platform_id', 'onchain_id', 'pay_to', 'reserve_remaining'])
       .where('chain_id', '=', chainId).where('settlement_id', 'is', null).where('reserve_remaining', '>', 0n)
-      .where('state', 'in', ['confirmed', 'partially_refunded']).where('paid_at', '<=', paidBefore)
+      .where('state', 'in', ['confirmed', 'partially_refunded']).where('reserve_release_at', '<=', chainNow)
       .where(({ not, exists, selectFrom }) => not(exists(
         selectFrom('refunds').select('refunds.id').whereRef('refunds.order_id', '=', 'orders.id').where('refunds.state', 'in', ['pending', 'requires_funding']),
       )))
@@ -72,6 +74,11 @@ export const settlementsRepo = {
     x(db).selectFrom('settlements').selectAll().where('onchain_id', '=', onchainId).forUpdate().executeTakeFirst(),
 
   findById: (db: Executor, id: string) => x(db).selectFrom('settlements').selectAll().where('id', '=', id).executeTakeFirst(),
+
+  /** Batches sent before the operator sender existed (no intent): handed to it under the same batch id. */
+  lockLegacyOpen: (tx: Executor, chainId: number, limit: number) =>
+    x(tx).selectFrom('settlements').selectAll().where('chain_id', '=', chainId).where('state', '=', 'submitted')
+      .where('operator_tx_id', 'is', null).orderBy('created_at').limit(limit).forUpdate().skipLocked().execute(),
 
   open: (db: Executor, limit: number) =>
     x(db).selectFrom('settlements').selectAll().where('state', '=', 'submitted').orderBy('created_at').limit(limit).execute(),

@@ -1,4 +1,5 @@
-import type { Address, Hex } from 'viem';
+import { encodeFunctionData, type Address, type Hex } from 'viem';
+import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import { toBytes32Id } from '../../chain/eip712.js';
 import type { Config } from '../../config.js';
 import type { Db, Tx } from '../../db/client.js';
@@ -8,18 +9,18 @@ import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { recordAlert } from '../alerts/service.js';
 import type { ChainsService } from '../chains/service.js';
+import { describeError } from '../../lib/redact-urls.js';
 import { emitEvent } from '../events/service.js';
-import { settlementsRepo, type ItemRow, type SettlementRow } from './repo.js';
-import { revertOf, type RouterClient } from './router-client.js';
+import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
+import type { OperatorTxOutcome } from '../operator-txs/types.js';
+import { settlementsRepo, type ItemRow } from './repo.js';
+import type { RouterClient } from './router-client.js';
 import { serializeSettlement } from './serialize.js';
 
 /** The router's MAX_BATCH_SIZE. */
 export const MAX_BATCH_SIZE = 100;
 /** An order whose release the token refused (e.g. a blocklisted merchant) is retried at most this often. */
 const RELEASE_RETRY_MS = 86_400_000;
-/** A batch with no transaction hash this long after creation (crash or RPC failure mid-send) is sent again. */
-const RESEND_AFTER_MS = 2 * 60_000;
-const DROPPED_AFTER_MS = 5 * 60_000;
 /** Batches built per chain per pass (each ≤ MAX_BATCH_SIZE orders). */
 const MAX_BATCHES_PER_PASS = 10;
 
@@ -29,91 +30,68 @@ export type ReserveReleaseLog = { chainId: number; orderOnchainId: Hex; batchOnc
 export type BatchSettledLog = { chainId: number; batchOnchainId: Hex; orderCount: bigint; totalReleased: bigint; txHash: Hex; blockTime: Date };
 
 export function createSettlementsService(deps: SettlementsDeps) {
-  const { db, config, chains, router, logger } = deps;
-
-  /** A batch the router refused: failed, and its orders unlinked so a later batch carries them. */
-  async function failBatch(s: SettlementRow, reason: string) {
-    await db.transaction().execute(async (tx) => {
-      const failed = await settlementsRepo.update(tx, s.id, ['submitted'], { state: 'failed', error: reason.slice(0, 500) });
-      if (!failed) return;
-      await settlementsRepo.setItems(tx, s.id, ['included'], { state: 'batch_failed' });
-      await settlementsRepo.unlinkOrders(tx, s.id);
-    });
-    logger.warn({ settlement_id: s.id, reason }, 'settlement batch failed; its orders will be retried');
-  }
+  const { db, chains, router, logger } = deps;
 
   /**
-   * Builds one batch in one transaction: the settlement row, its items and orders.settlement_id, so an
-   * order is never in two live batches. Returns null when nothing is due.
+   * Builds one batch in one transaction: the settlement row, its items, orders.settlement_id (so an order is
+   * never in two live batches) and the settleBatch intent for the operator sender. Only orders whose
+   * on-chain hold (OrderPaid.releaseAfter) has passed on the chain clock. Returns null when nothing is due.
    */
   async function buildBatch(chainId: number, chainNow: Date) {
-    const paidBefore = new Date(chainNow.getTime() - config.reserveHoldDays * 86_400_000);
     return db.transaction().execute(async (tx) => {
-      const due = await settlementsRepo.lockDue(tx, chainId, paidBefore, new Date(Date.now() - RELEASE_RETRY_MS), MAX_BATCH_SIZE);
+      const due = await settlementsRepo.lockDue(tx, chainId, chainNow, new Date(Date.now() - RELEASE_RETRY_MS), MAX_BATCH_SIZE);
       if (due.length === 0) return null;
       // A batch goes to one router: the one holding those orders' reserves (normally there is only one).
       const batch = due.filter((o) => o.pay_to === due[0]!.pay_to);
       const id = newId('stl');
+      const onchainId = toBytes32Id(id);
+      const intent = await enqueueOperatorTx(tx, {
+        chainId, purpose: 'settlement', refId: id, to: batch[0]!.pay_to as Hex,
+        calldata: encodeFunctionData({ abi: paymentRouterAbi, functionName: 'settleBatch', args: [onchainId, batch.map((o) => o.onchain_id as Hex)] }),
+      });
       const settlement = await settlementsRepo.insert(tx, {
-        id, chain_id: chainId, onchain_id: toBytes32Id(id), state: 'submitted', order_count: batch.length,
+        id, chain_id: chainId, onchain_id: onchainId, state: 'submitted', order_count: batch.length, operator_tx_id: intent.id, submitted_at: new Date(),
         total: batch.reduce((sum, o) => sum + o.reserve_remaining, 0n),
       });
       await settlementsRepo.insertItems(tx, batch.map((o) => ({
         settlement_id: id, order_id: o.id, platform_id: o.platform_id, amount: o.reserve_remaining, state: 'included' as const,
       })));
       await settlementsRepo.linkOrders(tx, id, batch.map((o) => o.id));
+      logger.info({ settlement_id: id, orders: batch.length }, 'settlement batch handed to the operator sender');
       return { settlement, full: due.length === MAX_BATCH_SIZE };
     });
   }
 
-  async function submit(s: SettlementRow) {
-    const included = await settlementsRepo.includedOnchainIds(db, s.id);
-    if (included.length === 0) return failBatch(s, 'no orders left to release');
-    const routerAddress = included[0]!.pay_to as Address;
-    try {
-      const hash = await router.sendSettleBatch(s.chain_id, routerAddress, s.onchain_id as Hex, included.map((i) => i.onchain_id as Hex));
-      await settlementsRepo.update(db, s.id, ['submitted'], { tx_hash: hash, submitted_at: new Date() });
-      logger.info({ settlement_id: s.id, orders: included.length, tx_hash: hash }, 'settlement batch sent');
-    } catch (err) {
-      const revert = revertOf(err);
-      if (revert?.errorName === 'BatchAlreadySettled') return; // an earlier send landed: the indexer confirms it
-      if (revert) return failBatch(s, `router refused: ${revert.message}`);
-      logger.warn({ settlement_id: s.id, err: (err as Error).message }, 'settlement send failed; will retry');
-    }
-  }
-
-  /** A batch already sent: a revert fails it; a batch never sent (or dropped) is sent again under the same id. */
-  async function check(s: SettlementRow) {
-    const routerAddress = (await settlementsRepo.includedOnchainIds(db, s.id))[0]?.pay_to as Address | undefined;
-    const settled = () => (routerAddress ? router.batchSettled(s.chain_id, routerAddress, s.onchain_id as Hex) : Promise.resolve(false));
-    if (!s.tx_hash) {
-      if (Date.now() - s.created_at.getTime() < RESEND_AFTER_MS || (await settled())) return;
-      return submit(s);
-    }
-    const receipt = await router.receipt(s.chain_id, s.tx_hash as Hex);
-    if (receipt?.status === 'success') return; // the indexer confirms it from BatchSettled
-    if (receipt) return (await settled()) ? undefined : failBatch(s, `transaction ${s.tx_hash} reverted`);
-    const stale = !s.submitted_at || Date.now() - s.submitted_at.getTime() > DROPPED_AFTER_MS;
-    if (stale && !(await router.known(s.chain_id, s.tx_hash as Hex))) {
-      await settlementsRepo.update(db, s.id, ['submitted'], { tx_hash: null, submitted_at: null });
-    }
+  /**
+   * A batch built before the operator sender existed (deployed mid-flight): its settleBatch is enqueued under
+   * the same batch id. If the earlier send landed, the router refuses it (BatchAlreadySettled) and the
+   * indexer confirms the batch; nothing moves twice.
+   */
+  async function adoptLegacy(chainId: number) {
+    await db.transaction().execute(async (tx) => {
+      for (const s of await settlementsRepo.lockLegacyOpen(tx, chainId, 20)) {
+        const included = await settlementsRepo.includedOnchainIds(tx, s.id);
+        if (included.length === 0) continue;
+        const intent = await enqueueOperatorTx(tx, {
+          chainId, purpose: 'settlement', refId: s.id, to: included[0]!.pay_to as Hex,
+          calldata: encodeFunctionData({ abi: paymentRouterAbi, functionName: 'settleBatch', args: [s.onchain_id as Hex, included.map((i) => i.onchain_id as Hex)] }),
+        });
+        await settlementsRepo.update(tx, s.id, ['submitted'], { operator_tx_id: intent.id });
+      }
+    });
   }
 
   async function runChain(chainId: number) {
+    await adoptLegacy(chainId);
     const chainNow = await router.chainNow(chainId);
-    for (const s of await settlementsRepo.open(db, 100)) {
-      if (s.chain_id === chainId) await check(s);
-    }
     for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
       const built = await buildBatch(chainId, chainNow);
-      if (!built) break;
-      await submit(built.settlement);
-      if (!built.full) break;
+      if (!built?.full) break;
     }
   }
 
   // ---- indexer hooks (inside the indexer's transaction; they never throw for bad data: alerts instead) ----
-  // Lock order everywhere: settlement row, then order rows (failBatch does the same).
+  // Lock order everywhere: settlement row, then order rows (onOutcome does the same).
 
   async function applyReserveReleased(tx: Tx, e: ReserveReleaseLog): Promise<void> {
     const s = await settlementsRepo.lockByOnchainId(tx, e.batchOnchainId);
@@ -148,6 +126,21 @@ export function createSettlementsService(deps: SettlementsDeps) {
     await settlementsRepo.unlinkOrders(tx, s.id, [order.id]);
   }
 
+  /**
+   * Operator sender outcome of a settleBatch (purpose 'settlement'). Success or BatchAlreadySettled: the
+   * indexer confirms it from BatchSettled. Any other refusal (simulation or mined revert): the batch fails
+   * and its orders are unlinked so a later batch carries them.
+   */
+  async function onOutcome(tx: Tx, o: OperatorTxOutcome): Promise<void> {
+    if (o.outcome === 'success' || o.error === 'BatchAlreadySettled') return;
+    const reason = o.outcome === 'rejected' ? `router refused: ${o.error}` : `transaction ${o.txHash} reverted: ${o.error}`;
+    const failed = await settlementsRepo.update(tx, o.refId, ['submitted'], { state: 'failed', error: reason.slice(0, 500) });
+    if (!failed) return;
+    await settlementsRepo.setItems(tx, o.refId, ['included'], { state: 'batch_failed' });
+    await settlementsRepo.unlinkOrders(tx, o.refId);
+    logger.warn({ settlement_id: o.refId, reason }, 'settlement batch failed; its orders will be retried');
+  }
+
   async function applyBatchSettled(tx: Tx, e: BatchSettledLog): Promise<void> {
     const s = await settlementsRepo.lockByOnchainId(tx, e.batchOnchainId);
     if (!s) {
@@ -169,18 +162,19 @@ export function createSettlementsService(deps: SettlementsDeps) {
   }
 
   return {
+    onOutcome,
     applyReserveReleased,
     applyReserveReleaseFailed,
     applyBatchSettled,
 
     /**
-     * One pass per configured chain: check batches in flight, then release the reserve of orders held for
-     * RESERVE_HOLD_DAYS on the chain clock (paid_at is the payment's block time; "now" is the latest block's).
+     * One pass per configured chain: batch the orders whose on-chain reserve hold (releaseAfter, recorded by
+     * the router at payment) is before the latest block's timestamp. The operator sender sends them.
      */
     async runOnce(): Promise<void> {
       if (!router.hasOperator()) return;
       for (const rt of chains.list()) {
-        await runChain(rt.chainId).catch((err: unknown) => logger.warn({ chain_id: rt.chainId, err: (err as Error).message }, 'settlement pass failed'));
+        await runChain(rt.chainId).catch((err: unknown) => logger.warn({ chain_id: rt.chainId, err: describeError(err) }, 'settlement pass failed'));
       }
     },
 

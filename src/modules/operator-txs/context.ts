@@ -1,0 +1,20 @@
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { Db } from '../../db/client.js';
+import type { Logger } from '../../lib/logger.js';
+import type { ChainsService } from '../chains/service.js';
+import type { OperatorTxPurpose, OutcomeHandler, SenderOptions } from './types.js';
+
+/**
+ * What every step of the sender needs. `holder` names this instance in the lease table; `fault` is the
+ * TEST-ONLY hook of OPERATOR_TX_FAULT (config.ts): never set in production.
+ */
+export type SenderContext = {
+  db: Db;
+  chains: ChainsService;
+  logger: Logger;
+  account: PrivateKeyAccount;
+  holder: string;
+  options: SenderOptions;
+  handlers: Map<OperatorTxPurpose, OutcomeHandler>;
+  fault: string | null;
+};

@@ -1,0 +1,171 @@
+import { sql, type ColumnType, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { Db, Executor } from '../../db/client.js';
+import type { DB } from '../../db/schema.js';
+
+/** Tables of migrations/010_operator_txs.sql (only this module uses them). */
+type Ts = ColumnType<Date | null, Date | null | undefined, Date | null>;
+type Int8 = ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+/** numeric(78,0): wei amounts, read as text and converted where used. */
+type Wei = ColumnType<string | null, string | null | undefined, string | null>;
+export type OperatorTxState = 'queued' | 'signed' | 'sent' | 'mined' | 'done' | 'rejected';
+export type OperatorTxOutcomeKind = 'success' | 'reverted' | 'rejected';
+
+export interface OperatorTxsTable {
+  id: string;
+  seq: ColumnType<bigint, never, never>;
+  chain_id: number;
+  purpose: string;
+  ref_id: string;
+  to_address: string;
+  calldata: string;
+  state: OperatorTxState;
+  sender: ColumnType<string | null, string | null | undefined, string | null>;
+  nonce: Int8;
+  tx_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  raw_tx: ColumnType<string | null, string | null | undefined, string | null>;
+  gas_limit: Int8;
+  max_fee_per_gas: Wei;
+  max_priority_fee_per_gas: Wei;
+  signed_at: Ts;
+  sent_at: Ts;
+  broadcasts: ColumnType<number, number | undefined, number>;
+  outcome: ColumnType<OperatorTxOutcomeKind | null, OperatorTxOutcomeKind | null | undefined, OperatorTxOutcomeKind | null>;
+  error: ColumnType<string | null, string | null | undefined, string | null>;
+  block_number: Int8;
+  block_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  gas_used: Int8;
+  effective_gas_price: Wei;
+  mined_at: Ts;
+  delivered_at: Ts;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+interface AttemptsTable {
+  tx_hash: string;
+  operator_tx_id: string;
+  nonce: ColumnType<bigint, bigint, never>;
+  raw_tx: string;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+interface LeasesTable {
+  chain_id: number;
+  sender: string;
+  holder: string;
+  expires_at: Date;
+  next_nonce: ColumnType<bigint, bigint | undefined, bigint>;
+  renewed_at: ColumnType<Date, Date | undefined, Date>;
+}
+type Ext = { operator_txs: OperatorTxsTable; operator_tx_attempts: AttemptsTable; operator_leases: LeasesTable };
+const x = (db: Executor) => (db as Db).withTables<Ext>() as unknown as Kysely<DB & Ext>;
+
+export type OperatorTxRow = Selectable<OperatorTxsTable>;
+export type LeaseRow = Selectable<LeasesTable>;
+export type SignedRecord = { nonce: bigint; hash: string; raw: string; gasLimit: bigint; maxFee: bigint; maxPriority: bigint };
+export type MinedRecord = { outcome: 'success' | 'reverted'; hash: string; blockNumber: bigint; blockHash: string; gasUsed: bigint; effectiveGasPrice: bigint; error: string | null };
+
+/** The sender lost its lease between reading and recording: it must not broadcast what it did not record. */
+export class LeaseLost extends Error {
+  constructor() {
+    super('operator sender lease lost');
+    this.name = 'LeaseLost';
+  }
+}
+
+const IN_FLIGHT: OperatorTxState[] = ['signed', 'sent', 'mined'];
+
+export const operatorTxsRepo = {
+  insert: (tx: Executor, row: Insertable<OperatorTxsTable>) => x(tx).insertInto('operator_txs').values(row).returningAll().executeTakeFirstOrThrow(),
+
+  findById: (db: Executor, id: string) => x(db).selectFrom('operator_txs').selectAll().where('id', '=', id).executeTakeFirst(),
+
+  lockById: (tx: Executor, id: string) => x(tx).selectFrom('operator_txs').selectAll().where('id', '=', id).forUpdate().executeTakeFirst(),
+
+  forRef: (db: Executor, purpose: string, refId: string) =>
+    x(db).selectFrom('operator_txs').selectAll().where('purpose', '=', purpose).where('ref_id', '=', refId).orderBy('seq').execute(),
+
+  listByChain: (db: Executor, chainId: number) => x(db).selectFrom('operator_txs').selectAll().where('chain_id', '=', chainId).orderBy('seq').execute(),
+
+  /**
+   * Takes the lease for (chain, sender), or renews it: succeeds when nobody holds it, this holder does, or
+   * the holder let it lapse (database clock). Returns the lease row, or undefined when someone else holds it.
+   */
+  acquireLease: async (db: Executor, chainId: number, sender: string, holder: string, ttlMs: number) => {
+    const r = await sql<LeaseRow>`
+      insert into operator_leases (chain_id, sender, holder, expires_at, renewed_at)
+      values (${chainId}, ${sender}, ${holder}, now() + ${`${ttlMs} milliseconds`}::interval, now())
+      on conflict (chain_id, sender) do update
+        set holder = excluded.holder, expires_at = excluded.expires_at, renewed_at = now()
+        where operator_leases.holder = excluded.holder or operator_leases.expires_at < now()
+      returning *`.execute(db);
+    return r.rows[0];
+  },
+
+  releaseLease: (db: Executor, chainId: number, sender: string, holder: string) =>
+    x(db).updateTable('operator_leases').set({ expires_at: new Date(0) })
+      .where('chain_id', '=', chainId).where('sender', '=', sender).where('holder', '=', holder).execute(),
+
+  lease: (db: Executor, chainId: number, sender: string) =>
+    x(db).selectFrom('operator_leases').selectAll().where('chain_id', '=', chainId).where('sender', '=', sender).executeTakeFirst(),
+
+  /** Signed, sent or mined, lowest nonce first. */
+  inFlight: (db: Executor, chainId: number, sender: string) =>
+    x(db).selectFrom('operator_txs').selectAll().where('chain_id', '=', chainId).where('sender', '=', sender)
+      .where('state', 'in', IN_FLIGHT).orderBy('nonce').execute(),
+
+  queued: (db: Executor, chainId: number, limit: number) =>
+    x(db).selectFrom('operator_txs').selectAll().where('chain_id', '=', chainId).where('state', '=', 'queued').orderBy('seq').limit(limit).execute(),
+
+  attempts: (db: Executor, id: string) =>
+    x(db).selectFrom('operator_tx_attempts').selectAll().where('operator_tx_id', '=', id).orderBy('created_at').execute(),
+
+  /**
+   * Records a signed transaction (first or replacement) under the lease: nonce, raw transaction and hash,
+   * the attempt row, and the lease's next nonce. Throws LeaseLost (rolling back) when the lease is not ours.
+   */
+  recordSigned: async (tx: Executor, id: string, sender: string, holder: string, chainId: number, s: SignedRecord) => {
+    const lease = await x(tx).updateTable('operator_leases')
+      .set({ next_nonce: sql`greatest(next_nonce, ${s.nonce + 1n})` })
+      .where('chain_id', '=', chainId).where('sender', '=', sender).where('holder', '=', holder).where('expires_at', '>', sql<Date>`now()`)
+      .returning('holder').executeTakeFirst();
+    if (!lease) throw new LeaseLost();
+    await x(tx).insertInto('operator_tx_attempts').values({
+      tx_hash: s.hash, operator_tx_id: id, nonce: s.nonce, raw_tx: s.raw, max_fee_per_gas: s.maxFee.toString(), max_priority_fee_per_gas: s.maxPriority.toString(),
+    }).execute();
+    return x(tx).updateTable('operator_txs').set({
+      sender, nonce: s.nonce, tx_hash: s.hash, raw_tx: s.raw, gas_limit: s.gasLimit, max_fee_per_gas: s.maxFee.toString(),
+      max_priority_fee_per_gas: s.maxPriority.toString(), signed_at: new Date(), updated_at: new Date(),
+      state: sql<OperatorTxState>`case when state = 'queued' then 'signed' else state end`,
+    }).where('id', '=', id).where('state', 'in', ['queued', 'signed', 'sent']).returningAll().executeTakeFirstOrThrow();
+  },
+
+  markSent: (db: Executor, id: string) =>
+    x(db).updateTable('operator_txs').set({ state: 'sent', sent_at: new Date(), broadcasts: sql`broadcasts + 1`, updated_at: new Date() })
+      .where('id', '=', id).where('state', 'in', ['signed', 'sent']).execute(),
+
+  markMined: (db: Executor, id: string, m: MinedRecord) =>
+    x(db).updateTable('operator_txs').set({
+      state: 'mined', outcome: m.outcome, tx_hash: m.hash, block_number: m.blockNumber, block_hash: m.blockHash, gas_used: m.gasUsed,
+      effective_gas_price: m.effectiveGasPrice.toString(), error: m.error, mined_at: new Date(), updated_at: new Date(),
+    }).where('id', '=', id).where('state', 'in', ['signed', 'sent']).execute(),
+
+  /** A mined transaction whose block was reorganised away: back to sent, it is watched again. */
+  unmine: (db: Executor, id: string) =>
+    x(db).updateTable('operator_txs').set({ state: 'sent', outcome: null, block_number: null, block_hash: null, gas_used: null, effective_gas_price: null, error: null, mined_at: null, updated_at: new Date() })
+      .where('id', '=', id).where('state', '=', 'mined').execute(),
+
+  /** Its nonce was consumed by a transaction that is none of ours: the intent was not executed; queue it again. */
+  requeue: (db: Executor, id: string, error: string) =>
+    x(db).updateTable('operator_txs').set({ state: 'queued', nonce: null, tx_hash: null, raw_tx: null, sent_at: null, signed_at: null, error, updated_at: new Date() })
+      .where('id', '=', id).where('state', 'in', ['signed', 'sent']).execute(),
+
+  finish: (tx: Executor, id: string, from: OperatorTxState, set: { state: 'done' | 'rejected'; outcome?: OperatorTxOutcomeKind; error?: string | null }) =>
+    x(tx).updateTable('operator_txs').set({ ...set, delivered_at: new Date(), updated_at: new Date() })
+      .where('id', '=', id).where('state', '=', from).returningAll().executeTakeFirst(),
+
+  /** Sent or queued intents of one owner row that have not reached an outcome yet. */
+  openFor: (db: Executor, purpose: string, refId: string) =>
+    x(db).selectFrom('operator_txs').select('id').where('purpose', '=', purpose).where('ref_id', '=', refId)
+      .where('state', 'in', ['queued', ...IN_FLIGHT]).execute(),
+};

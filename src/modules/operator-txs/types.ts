@@ -1,0 +1,46 @@
+import type { Hex } from 'viem';
+import type { Tx } from '../../db/client.js';
+
+/** What an operator transaction is for; each purpose has one owner module and one outcome handler. */
+export type OperatorTxPurpose = 'refund' | 'refund_cancel' | 'settlement' | 'order_cancel';
+
+/** An intent as its owner enqueues it (inside the owner's own transaction). */
+export type OperatorTxIntent = { chainId: number; purpose: OperatorTxPurpose; refId: string; to: Hex; calldata: Hex };
+
+/**
+ * The final outcome of an intent, delivered once to its owner inside a database transaction:
+ * `rejected` — the call reverted in simulation and nothing was sent; `reverted` / `success` — mined, at the
+ * chain's confirmation depth. `error` is the decoded custom error name (e.g. EnforcedPause) when known.
+ */
+export type OperatorTxOutcome = {
+  id: string;
+  chainId: number;
+  purpose: OperatorTxPurpose;
+  refId: string;
+  outcome: 'success' | 'reverted' | 'rejected';
+  error: string | null;
+  txHash: Hex | null;
+};
+
+export type OutcomeHandler = (tx: Tx, outcome: OperatorTxOutcome) => Promise<void>;
+
+export type SenderOptions = {
+  /** Lease lifetime; renewed every tick, taken over by another instance once lapsed. */
+  leaseMs: number;
+  /** A sent transaction not mined after this long is broadcast again (same raw transaction). */
+  rebroadcastMs: number;
+  /** …and after this long replaced: same nonce, fees bumped by FEE_BUMP_PERCENT. */
+  replaceMs: number;
+  /** Upper bound for maxFeePerGas (wei): fees are never bid above it. */
+  maxFeePerGas: bigint;
+  /** Unmined transactions in flight at once per chain. */
+  maxInFlight: number;
+};
+
+export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
+  leaseMs: 30_000,
+  rebroadcastMs: 30_000,
+  replaceMs: 120_000,
+  maxFeePerGas: 500n * 10n ** 9n,
+  maxInFlight: 16,
+};

@@ -1,0 +1,22 @@
+import type { Db } from '../../db/client.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { requestRefundCancel } from './cancel.js';
+import { OPEN_STATES, refundsRepo, type RefundRow } from './repo.js';
+
+/**
+ * A platform cancels its own open refund (pending or requires_funding): a cancelRefund is enqueued for the
+ * operator sender and the refund stays open (`cancellation: 'pending'`) until RefundCancelled is indexed;
+ * if the refund executes first, it completes instead. Asking again changes nothing. `created` says whether
+ * this call asked (202) or one was already pending (200).
+ */
+export async function cancelRefund(db: Db, platformId: string, id: string): Promise<{ refund: RefundRow; created: boolean }> {
+  return db.transaction().execute(async (tx) => {
+    const refund = await refundsRepo.lockForPlatform(tx, platformId, id);
+    if (!refund) throw notFound('refund');
+    if (!OPEN_STATES.includes(refund.state)) {
+      throw new AppError('invalid_state', `Refund ${refund.id} is ${refund.state}; only a pending or requires_funding refund can be cancelled.`);
+    }
+    if (refund.cancel_requested_at) return { refund, created: false };
+    return { refund: await requestRefundCancel(tx, refund, 'cancelled'), created: true };
+  });
+}
