@@ -28,7 +28,7 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
     while ((await services.orders.expireDue()) > 0);
     await services.invitations.expireDue();
   }));
-  // The chain indexer: one loop per configured chain; /_/indexer/start|stop toggle it in this process.
+  // The chain indexer: one loop per configured chain; it indexes while the chain is enabled (/_/indexer/start|stop, in the database) and it holds the lease.
   services.indexer.start();
   workers.push({ name: 'indexer', stop: () => services.indexer.stop() });
   // Refunds: fail those past their deadline, check sent ones, send those the reserve covers (operator).
