@@ -304,6 +304,8 @@ describe('responses match the document', () => {
     await call('GET', '/_/indexer/status', { key: ADMIN_TOKEN }, 200);
     await call('POST', '/_/indexer/stop', { key: ADMIN_TOKEN }, 200);
     await call('GET', '/_/indexer/status', { key }, 401);
+    await call('GET', '/_/unmatched-transfers', { key: ADMIN_TOKEN }, 200);
+    await call('GET', '/_/unmatched-transfers', { key }, 401);
     await call('POST', `/_/orders/${order.body.id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'document check' } }, 200);
     await call('POST', `/_/orders/${order.body.id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'again' } }, 409);
     const metrics = await h.request('GET', '/metrics', { key: ADMIN_TOKEN });
