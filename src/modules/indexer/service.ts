@@ -83,7 +83,7 @@ export function createIndexer(deps: IndexerDeps) {
 
   async function step(rt: ChainRuntime, target: bigint, holder: string | null): Promise<TickResult> {
     const cur = await cursorOf(rt, target);
-    const check = await checkCursor(db, rt, cur, floorOf(rt));
+    const check = await checkCursor(db, rt, cur, floorOf(rt), target);
     if (!check.ok) {
       await reportReorg(db, logger, rt, cur, check);
       await rescan(rt, cur, check.rescanTo, holder);
