@@ -95,6 +95,21 @@ describe('indexer status and control from the API role', () => {
   }, 60_000);
 });
 
+describe('a worker killed mid-lease', () => {
+  it('its replacement on the same host takes the lease over without waiting for it to run out, and indexes', async () => {
+    const port = worker.port;
+    await worker.kill();
+    const before = (await status()).chains[0];
+    expect(before.lease_holder).toContain(`:${worker.pid}:`);
+    expect(Date.parse(before.lease_until)).toBeGreaterThan(Date.now() + 5_000); // still live for a while
+    worker = await startService({ env: stack.env(port), port, role: 'worker', ready: async (pid) => (await stack.db.query(`select 1 from indexer_chains where lease_holder like $1`, [`%:${pid}:%`])).rowCount === 1 });
+    expect(Date.now(), 'taken over before the dead holder\'s lease ran out').toBeLessThan(Date.parse(before.lease_until));
+    const id = await paidOrder();
+    await until('confirmed by the new worker', () => state(id), (s) => s === 'confirmed');
+    expect((await status()).chains[0].lease_holder).toContain(`:${worker.pid}:`);
+  }, 90_000);
+});
+
 describe('the RPC URL and its key never show', () => {
   it('not in the status, the alerts, the logs of either process or the metrics', async () => {
     // Every call fails (a flaky RPC is hidden by viem's own retries): the indexer's ticks fail and say why.

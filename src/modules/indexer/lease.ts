@@ -11,6 +11,18 @@ import { randomBase62 } from '../../lib/ids.js';
  */
 export const newInstanceId = () => `${hostname()}:${process.pid}:${randomBase62(6)}`;
 
+/** A holder on this host whose process is gone (killed, crashed, restarted): its lease need not run out. */
+export function deadLocalHolder(holder: string | null): boolean {
+  const [host, pid] = (holder ?? '').split(':');
+  if (host !== hostname() || !pid || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 export const leaseRepo = {
   /** Takes or renews the lease when the chain is enabled and the lease is ours, free or lapsed. */
   claim: async (db: Executor, chainId: number, holder: string, ttlMs: number): Promise<boolean> =>
@@ -22,6 +34,15 @@ export const leaseRepo = {
         where indexer_chains.enabled and (indexer_chains.lease_holder is null or indexer_chains.lease_holder = excluded.lease_holder
           or indexer_chains.lease_until < now())
       returning chain_id`.execute(db)).rows.length > 0,
+
+  /** Ends the lease of a holder on this host whose process is gone (compare-and-set on the holder). */
+  reapDeadLocal: async (db: Executor, chainId: number) => {
+    const row = await db.selectFrom('indexer_chains').select('lease_holder').where('chain_id', '=', chainId)
+      .where(sql<boolean>`lease_until > now()`).executeTakeFirst();
+    if (!row || !deadLocalHolder(row.lease_holder)) return;
+    await db.updateTable('indexer_chains').set({ lease_until: sql<Date>`now()` })
+      .where('chain_id', '=', chainId).where('lease_holder', '=', row.lease_holder).execute();
+  },
 
   /** On a local stop: the lease lapses now, so another instance takes over without waiting. */
   release: (db: Executor, chainId: number, holder: string) =>

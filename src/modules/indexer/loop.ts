@@ -35,6 +35,10 @@ export function createLoops(deps: LoopDeps) {
     let mine: boolean;
     try {
       mine = await leaseRepo.claim(db, chainId, me, LEASE_MS);
+      if (!mine) {
+        await leaseRepo.reapDeadLocal(db, chainId);
+        mine = await leaseRepo.claim(db, chainId, me, LEASE_MS);
+      }
       s.claimedAt = Date.now();
     } catch (err) {
       await recordError(chainId, s, err);
