@@ -139,13 +139,13 @@ export function createIndexer(deps: IndexerDeps) {
     async enable() {
       for (const rt of chains.list()) await leaseRepo.setEnabled(db, rt.chainId, true);
       if (config.role !== 'api') await loops.startAndClaim();
-      return this.status();
+      return readStatus(db, chains, devnet);
     },
 
     /** POST /_/indexer/stop: waits for a range being applied; none applies after it, on any instance. */
     async disable() {
       for (const rt of chains.list()) await leaseRepo.setEnabled(db, rt.chainId, false);
-      return this.status();
+      return readStatus(db, chains, devnet);
     },
 
     status: () => readStatus(db, chains, devnet),
