@@ -10,6 +10,9 @@ import { getAddress, isAddress, type Address, type Hex } from 'viem';
 export const SUPPORTED_CHAIN_IDS = [84532, 8453] as const;
 export type ChainId = (typeof SUPPORTED_CHAIN_IDS)[number];
 const DEFAULT_CONFIRMATIONS: Record<ChainId, number> = { 84532: 10, 8453: 20 };
+/** A block tag the node itself calls final enough (`latest` = depth only). */
+export const FINALITY_TAGS = ['latest', 'safe', 'finalized'] as const;
+export type FinalityTag = (typeof FINALITY_TAGS)[number];
 
 export type ChainConfig = {
   chainId: number;
@@ -17,6 +20,11 @@ export type ChainConfig = {
   router: Address;
   usdc: Address;
   confirmations: number;
+  /**
+   * The indexer reads up to min(head − confirmations, the block this tag names): the chain's own finality
+   * where the RPC offers it, or the depth, whichever is deeper. Absent: `safe`, or `latest` on the devnet.
+   */
+  finality?: FinalityTag;
   /** First block the indexer reads when it has no cursor (the router's deployment block). */
   startBlock?: bigint;
 };
@@ -100,6 +108,7 @@ function readChains(env: Env): Map<number, ChainConfig> {
       router: read(env, `ROUTER_ADDRESS_${chainId}`, address),
       usdc: read(env, `USDC_ADDRESS_${chainId}`, address),
       confirmations: read(env, `CONFIRMATIONS_${chainId}`, int(0, 1000).default(DEFAULT_CONFIRMATIONS[chainId])),
+      finality: read(env, `FINALITY_${chainId}`, z.enum(FINALITY_TAGS, { error: 'must be latest, safe or finalized' }).default('safe')),
     });
   }
   return chains;

@@ -34,7 +34,7 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
     }
     await services.invitations.expireDue();
   }));
-  // The chain indexer: one loop per configured chain; /_/indexer/start|stop toggle it in this process.
+  // The chain indexer: one loop per configured chain; it indexes while the chain is enabled (/_/indexer/start|stop, in the database) and it holds the lease.
   services.indexer.start();
   workers.push({ name: 'indexer', stop: () => services.indexer.stop() });
   // Refunds: fail those past their deadline (chain clock), hand those the reserve covers to the operator sender.
@@ -57,13 +57,11 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
 }
 
 /**
- * The chain time up to which every router log has been applied at confirmation depth: the timestamp of the
- * indexer's cursor block. Orders expire against it, never against the wall clock.
+ * Expires the chain's pending orders against the timestamp of the indexer's cursor block: the chain time
+ * up to which every router log has been applied at confirmation depth. Never against the wall clock.
  */
 export async function sweepExpiredOrders(services: Services, chainId: number) {
-  const cursor = await indexerRepo.cursor(services.database.db, chainId);
-  if (cursor === null || cursor < 0n) return;
-  const block = await services.chains.get(chainId).publicClient.getBlock({ blockNumber: cursor });
-  const indexedUntil = new Date(Number(block.timestamp) * 1000);
-  while ((await services.orders.expireDue(chainId, indexedUntil)) > 0);
+  const until = await indexerRepo.indexedUntil(services.database.db, chainId);
+  if (!until) return;
+  while ((await services.orders.expireDue(chainId, until.time)) > 0);
 }

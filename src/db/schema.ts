@@ -5,6 +5,7 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T = unknown> = ColumnType<T, string, string>;
 type Int8 = ColumnType<bigint, bigint | string | number, bigint | string | number>;
+type NullableInt8 = ColumnType<bigint | null, bigint | string | number | null | undefined, bigint | string | number | null>;
 
 export interface PlatformsTable {
   id: string;
@@ -183,6 +184,8 @@ export interface WebhookAttemptsTable {
 export interface ChainCursorsTable {
   chain_id: number;
   last_block: Int8;
+  last_block_hash: string | null;
+  last_block_time: NullableTimestamp;
   updated_at: Generated<Date>;
 }
 
@@ -194,7 +197,41 @@ export interface ChainLogsTable {
   block_hash: string;
   event_name: string;
   onchain_id: string | null;
+  event_key: string;
   applied_at: Generated<Date>;
+}
+
+export interface UnmatchedTransfersTable {
+  id: string;
+  chain_id: number;
+  token: string;
+  from_address: string;
+  value: Int8;
+  tx_hash: string;
+  block_number: Int8;
+  block_time: Timestamp;
+  log_index: number;
+  event_key: string;
+  recovered_tx_hash: string | null;
+  recovered_at: NullableTimestamp;
+  created_at: Generated<Date>;
+}
+
+export interface IndexerChainsTable {
+  chain_id: number;
+  enabled: Generated<boolean>;
+  lease_holder: string | null;
+  lease_until: NullableTimestamp;
+  heartbeat_at: NullableTimestamp;
+  head: NullableInt8;
+  target: NullableInt8;
+  finality: string | null;
+  finality_source: string | null;
+  last_error: string | null;
+  last_error_at: NullableTimestamp;
+  consecutive_errors: Generated<number>;
+  logs_applied: Generated<bigint>;
+  last_run_at: NullableTimestamp;
 }
 
 export interface ChainAlertsTable {
@@ -257,6 +294,8 @@ export interface DB {
   chain_cursors: ChainCursorsTable;
   chain_logs: ChainLogsTable;
   chain_alerts: ChainAlertsTable;
+  unmatched_transfers: UnmatchedTransfersTable;
+  indexer_chains: IndexerChainsTable;
   refunds: RefundsTable;
   settlements: SettlementsTable;
 }

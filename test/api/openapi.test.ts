@@ -305,6 +305,8 @@ describe('responses match the document', () => {
     await call('GET', '/_/indexer/status', { key: ADMIN_TOKEN }, 200);
     await call('POST', '/_/indexer/stop', { key: ADMIN_TOKEN }, 200);
     await call('GET', '/_/indexer/status', { key }, 401);
+    await call('GET', '/_/unmatched-transfers', { key: ADMIN_TOKEN }, 200);
+    await call('GET', '/_/unmatched-transfers', { key }, 401);
     await call('POST', `/_/orders/${order.body.id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'document check' } }, 202);
     // No chain here: the indexer's PayOrderCancelled is applied as the indexer would, then the order is failed.
     await h.db.transaction().execute((tx) => h.services.indexerHooks.applyPayOrderCancelled!(tx, { chainId: 84532, orderOnchainId: order.body.eip712.message.orderId, txHash: `0x${'ef'.repeat(32)}`, blockTime: new Date() }));

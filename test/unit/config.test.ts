@@ -84,6 +84,7 @@ describe('config: every variable parsed (production)', () => {
       ROUTER_ADDRESS_8453: ROUTER.toLowerCase(),
       USDC_ADDRESS_8453: USDC,
       CONFIRMATIONS_8453: '30',
+      FINALITY_8453: 'finalized',
       SERVICE_FEE_BPS: '250',
       ADMIN_TOKEN: 'admin-token-0123456789abcdef',
       PUBLIC_BASE_URL: 'https://api.trisettle.example/',
@@ -112,9 +113,15 @@ describe('config: every variable parsed (production)', () => {
     expect(c.logLevel).toBe('warn');
     expect(c.trustProxyHops).toBe(2);
     expect([...c.chains.keys()].sort()).toEqual([8453, 84532]);
-    expect(c.chains.get(84532)).toEqual({ chainId: 84532, rpcUrl: 'https://sepolia.base.org', router: ROUTER, usdc: USDC, confirmations: 10 });
+    expect(c.chains.get(84532)).toEqual({ chainId: 84532, rpcUrl: 'https://sepolia.base.org', router: ROUTER, usdc: USDC, confirmations: 10, finality: 'safe' });
     // Addresses come out checksummed whatever case went in.
-    expect(c.chains.get(8453)).toEqual({ chainId: 8453, rpcUrl: 'https://mainnet.base.org', router: ROUTER, usdc: USDC, confirmations: 30 });
+    expect(c.chains.get(8453)).toEqual({ chainId: 8453, rpcUrl: 'https://mainnet.base.org', router: ROUTER, usdc: USDC, confirmations: 30, finality: 'finalized' });
+  });
+
+  it('reads FINALITY_<chainId> (latest, safe or finalized; default safe on a real network)', () => {
+    expect(loadConfig(PRODUCTION, []).chains.get(84532)?.finality).toBe('safe');
+    expect(loadConfig({ ...PRODUCTION, FINALITY_84532: 'latest' }, []).chains.get(84532)?.finality).toBe('latest');
+    expect(configError({ ...PRODUCTION, FINALITY_84532: 'final' }).message).toBe('Invalid configuration: FINALITY_84532 must be latest, safe or finalized');
   });
 
   it('defaults confirmations per chain: 84532 → 10, 8453 → 20', () => {
@@ -164,6 +171,7 @@ describe('config: bad values fail at start, naming the variable', () => {
     ['router not an address', { ...PRODUCTION, ROUTER_ADDRESS_84532: '0x1234' }, 'ROUTER_ADDRESS_84532'],
     ['router with a wrong EIP-55 checksum', { ...PRODUCTION, ROUTER_ADDRESS_84532: ROUTER.replace('afecb', 'AFECB') }, 'ROUTER_ADDRESS_84532'],
     ['CONFIRMATIONS not a number', { ...PRODUCTION, CONFIRMATIONS_84532: 'ten' }, 'CONFIRMATIONS_84532'],
+    ['FINALITY not a tag', { ...PRODUCTION, FINALITY_84532: 'pending' }, 'FINALITY_84532'],
     ['SIGNER_PRIVATE_KEY short', { SIGNER_PRIVATE_KEY: '0x1234' }, 'SIGNER_PRIVATE_KEY'],
     ['SIGNER_PRIVATE_KEY without 0x', { SIGNER_PRIVATE_KEY: 'a1'.repeat(32) }, 'SIGNER_PRIVATE_KEY'],
     ['SIGNER_PRIVATE_KEY not hex', { SIGNER_PRIVATE_KEY: `0x${'zz'.repeat(32)}` }, 'SIGNER_PRIVATE_KEY'],

@@ -2911,7 +2911,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Running, cursor, head, lag, last error */
+                /** @description Running, cursor, head, lag, last error, lease */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2957,7 +2957,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start the chain indexer in this instance */
+        /** Start the chain indexer (on whichever instance indexes) */
         post: {
             parameters: {
                 query?: never;
@@ -3011,7 +3011,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop the chain indexer in this instance */
+        /** Stop the chain indexer (on every instance; a range being applied finishes first) */
         post: {
             parameters: {
                 query?: never;
@@ -3050,6 +3050,74 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_/unmatched-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** USDC sent straight to the router (no order or refund pulled it), newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1..100 (default 20) */
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of unmatched transfers */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnmatchedTransferList"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4340,7 +4408,55 @@ export interface components {
                 last_run_at: string | null;
                 consecutive_errors: number;
                 logs_applied: number;
+                /** @description Set by /_/indexer/start|stop, for every instance */
+                enabled: boolean;
+                /** @description Chain time of the cursor block: every log up to it is applied */
+                cursor_block_time: string | null;
+                /** @description The block read up to: min(head − confirmations, the finality tag's block) */
+                target: string | null;
+                /**
+                 * @description FINALITY_<chainId>
+                 * @enum {string}
+                 */
+                finality: "latest" | "safe" | "finalized";
+                /**
+                 * @description What set the target; depth_fallback: the RPC refused the tag
+                 * @enum {string|null}
+                 */
+                finality_source: "depth" | "tag" | "depth_fallback" | null;
+                /** @description Instance (host:pid:random) holding the chain's lease */
+                lease_holder: string | null;
+                lease_until: string | null;
+                heartbeat_at: string | null;
             }[];
+        };
+        UnmatchedTransferList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["UnmatchedTransfer"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        UnmatchedTransfer: {
+            id: string;
+            /** @enum {string} */
+            object: "unmatched_transfer";
+            chain_id: number;
+            token: string;
+            from: string;
+            /** @description Base units */
+            value: string;
+            /** @description USDC, decimal */
+            amount: string;
+            tx_hash: string;
+            block_number: string;
+            block_time: string;
+            log_index: number;
+            /** @description An ExcessRecovered after it moved the router's excess out */
+            recovered: boolean;
+            recovered_tx_hash: string | null;
+            recovered_at: string | null;
+            created_at: string;
         };
         CancellingOrder: components["schemas"]["Order"] & {
             cancellation: components["schemas"]["OrderCancellation"];

@@ -1,5 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
-import { access, createRouter, errors, jsonBody, jsonResponse, z } from '../openapi.js';
+import { access, createRouter, errors, jsonBody, jsonResponse, listEnvelope, ListQuery, z } from '../openapi.js';
+import { listUnmatchedTransfers } from '../../modules/indexer/unmatched.js';
 import { Order } from '../../modules/orders/schemas.js';
 import { serializeOrder } from '../../modules/orders/serialize.js';
 import { cancellationOf } from '../../modules/order-cancellation/request.js';
@@ -9,20 +10,40 @@ const ChainStatus = z.object({
   chain_id: z.number().int(), running: z.boolean(), cursor: z.string().nullable(), head: z.string().nullable(),
   lag: z.number().int().nullable(), confirmations: z.number().int(), last_error: z.string().nullable(),
   last_error_at: z.string().nullable(), last_run_at: z.string().nullable(), consecutive_errors: z.number().int(), logs_applied: z.number().int(),
+  // Issue 15: from the database, so every role shows the instance that indexes.
+  enabled: z.boolean().openapi({ description: 'Set by /_/indexer/start|stop, for every instance' }),
+  cursor_block_time: z.string().nullable().openapi({ description: 'Chain time of the cursor block: every log up to it is applied' }),
+  target: z.string().nullable().openapi({ description: 'The block read up to: min(head − confirmations, the finality tag\'s block)' }),
+  finality: z.enum(['latest', 'safe', 'finalized']).openapi({ description: 'FINALITY_<chainId>' }),
+  finality_source: z.enum(['depth', 'tag', 'depth_fallback']).nullable().openapi({ description: 'What set the target; depth_fallback: the RPC refused the tag' }),
+  lease_holder: z.string().nullable().openapi({ description: 'Instance (host:pid:random) holding the chain\'s lease' }),
+  lease_until: z.string().nullable(), heartbeat_at: z.string().nullable(),
 });
 const IndexerStatus = z.object({ running: z.boolean(), chains: z.array(ChainStatus) }).openapi('IndexerStatus');
+const UnmatchedTransfer = z.object({
+  id: z.string(), object: z.literal('unmatched_transfer'), chain_id: z.number().int(), token: z.string(), from: z.string(),
+  value: z.string().openapi({ description: 'Base units' }), amount: z.string().openapi({ description: 'USDC, decimal' }),
+  tx_hash: z.string(), block_number: z.string(), block_time: z.string(), log_index: z.number().int(),
+  recovered: z.boolean().openapi({ description: 'An ExcessRecovered after it moved the router\'s excess out' }),
+  recovered_tx_hash: z.string().nullable(), recovered_at: z.string().nullable(), created_at: z.string(),
+}).openapi('UnmatchedTransfer');
 
 const status = createRoute({
   method: 'get', path: '/_/indexer/status', tags: ['Operations'], summary: 'Indexer status per chain', ...access.admin(),
-  responses: { 200: jsonResponse(IndexerStatus, 'Running, cursor, head, lag, last error'), ...errors(401) },
+  responses: { 200: jsonResponse(IndexerStatus, 'Running, cursor, head, lag, last error, lease'), ...errors(401) },
 });
 const start = createRoute({
-  method: 'post', path: '/_/indexer/start', tags: ['Operations'], summary: 'Start the chain indexer in this instance', ...access.admin(),
+  method: 'post', path: '/_/indexer/start', tags: ['Operations'], summary: 'Start the chain indexer (on whichever instance indexes)', ...access.admin(),
   responses: { 200: jsonResponse(IndexerStatus, 'Status after starting'), ...errors(401) },
 });
 const stop = createRoute({
-  method: 'post', path: '/_/indexer/stop', tags: ['Operations'], summary: 'Stop the chain indexer in this instance', ...access.admin(),
+  method: 'post', path: '/_/indexer/stop', tags: ['Operations'], summary: 'Stop the chain indexer (on every instance; a range being applied finishes first)', ...access.admin(),
   responses: { 200: jsonResponse(IndexerStatus, 'Status after stopping'), ...errors(401) },
+});
+const unmatched = createRoute({
+  method: 'get', path: '/_/unmatched-transfers', tags: ['Operations'], summary: 'USDC sent straight to the router (no order or refund pulled it), newest first',
+  ...access.admin(), request: { query: ListQuery },
+  responses: { 200: jsonResponse(listEnvelope(UnmatchedTransfer, 'UnmatchedTransferList'), 'A page of unmatched transfers'), ...errors(401, 422) },
 });
 const metrics = createRoute({
   method: 'get', path: '/metrics', tags: ['Operations'], summary: 'Prometheus metrics', ...access.admin(),
@@ -58,15 +79,10 @@ export function adminRoutes(services: Services) {
       const { registry } = c.get('services').metrics;
       return c.text(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
     })
-    .openapi(status, (c) => c.json(c.get('services').indexer.status(), 200))
-    .openapi(start, (c) => {
-      c.get('services').indexer.start();
-      return c.json(c.get('services').indexer.status(), 200);
-    })
-    .openapi(stop, async (c) => {
-      await c.get('services').indexer.stop();
-      return c.json(c.get('services').indexer.status(), 200);
-    })
+    .openapi(status, async (c) => c.json(await c.get('services').indexer.status(), 200))
+    .openapi(start, async (c) => c.json(await c.get('services').indexer.enable(), 200))
+    .openapi(stop, async (c) => c.json(await c.get('services').indexer.disable(), 200))
+    .openapi(unmatched, async (c) => c.json(await listUnmatchedTransfers(c.get('services').database.db, c.req.valid('query')), 200))
     .openapi(fail, async (c) => {
       const order = await c.get('services').orderCancellation.request(c.req.valid('param').id, c.req.valid('json').reason);
       return c.json({ ...serializeOrder(order), cancellation: cancellationOf(order) }, 202);

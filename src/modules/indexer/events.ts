@@ -1,7 +1,7 @@
-import { getAbiItem, type Address, type Hex } from 'viem';
+import { getAbiItem, parseAbiItem, type Address, type Hex, type Log } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 
-/** The router events the indexer reads (DESIGN §6): payments, refunds, reserve releases and batches. */
+/** The router events the indexer reads (DESIGN §6): payments, refunds, reserve releases, batches, cancellations. */
 export const INDEXED_EVENTS = [
   getAbiItem({ abi: paymentRouterAbi, name: 'OrderPaid' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'Refunded' }),
@@ -10,7 +10,14 @@ export const INDEXED_EVENTS = [
   getAbiItem({ abi: paymentRouterAbi, name: 'BatchSettled' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'PayOrderCancelled' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'RefundCancelled' }),
+  getAbiItem({ abi: paymentRouterAbi, name: 'ExcessRecovered' }),
 ] as const;
+
+/** The USDC token's Transfer, read with `to = router` (money sent to the router, by the router's pull or not). */
+export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+export type RouterLog = Log<bigint, number, false, (typeof INDEXED_EVENTS)[number], true>;
+export type TransferLog = Log<bigint, number, false, typeof TRANSFER_EVENT, true>;
 
 export type OrderPaidEvent = {
   chainId: number;
@@ -23,12 +30,51 @@ export type OrderPaidEvent = {
   platformFee: bigint;
   reserveHold: bigint;
   platform: Address;
-  /** The router's per-order reserve hold: settleBatch releases the reserve only after this (unix seconds). */
+  /** Chain time (unix seconds) from which settleBatch may release this order's reserve (the hold recorded at payment). */
   releaseAfter: bigint;
   txHash: Hex;
   blockNumber: bigint;
   blockTime: Date;
 };
+
+/**
+ * What an event means, independent of where it sits: a log re-included at another block or log index
+ * after a reorg has the same key, and (chain, key) is applied once. Events without an id of their own
+ * (ExcessRecovered, token transfers) are keyed by transaction (a re-included transaction keeps its hash)
+ * and their ordinal among identical events of that transaction.
+ */
+export function routerEventKey(log: RouterLog, ordinal: number): string {
+  const a = log.args as Record<string, unknown>;
+  const id = (v: unknown) => String(v).toLowerCase();
+  switch (log.eventName) {
+    case 'OrderPaid':
+    case 'PayOrderCancelled':
+      return `${log.eventName}:${id(a.orderId)}`;
+    case 'Refunded':
+    case 'RefundCancelled':
+      return `${log.eventName}:${id(a.refundId)}`;
+    case 'BatchSettled':
+      return `BatchSettled:${id(a.batchId)}`;
+    case 'ReserveReleased':
+    case 'ReserveReleaseFailed':
+      return `${log.eventName}:${id(a.batchId)}:${id(a.orderId)}`;
+    case 'ExcessRecovered':
+      return `ExcessRecovered:${log.transactionHash.toLowerCase()}:${ordinal}`;
+  }
+}
+
+export const transferEventKey = (t: TransferLog, ordinal: number) => `Transfer:${t.transactionHash.toLowerCase()}:${ordinal}`;
+
+/** For each item, how many identical items (same transaction, same tuple) came before it. */
+export function ordinals<T extends { transactionHash: Hex }>(items: T[], tuple: (t: T) => string): number[] {
+  const seen = new Map<string, number>();
+  return items.map((t) => {
+    const k = `${t.transactionHash}|${tuple(t)}`;
+    const n = seen.get(k) ?? 0;
+    seen.set(k, n + 1);
+    return n;
+  });
+}
 
 /** RPC errors that mean "ask for fewer blocks", across common providers. */
 export function isRangeError(err: unknown): boolean {

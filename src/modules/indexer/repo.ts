@@ -1,42 +1,79 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/client.js';
+import { randomBase62 } from '../../lib/ids.js';
 import { recordAlert } from '../alerts/service.js';
 
 // One advisory-lock namespace for the indexer; the chain id is the second key, so chains index independently.
 const INDEXER_LOCK = 727_100;
 
+export type CursorRow = { block: bigint; hash: string | null; time: Date | null };
+
+export type UnmatchedTransferRow = {
+  chain_id: number; token: string; from_address: string; value: bigint; tx_hash: string; block_number: bigint;
+  block_time: Date; log_index: number; event_key: string;
+};
+
+const toCursor = (r: { last_block: bigint; last_block_hash: string | null; last_block_time: Date | null } | undefined): CursorRow | null =>
+  r ? { block: BigInt(r.last_block), hash: r.last_block_hash, time: r.last_block_time } : null;
+
 export const indexerRepo = {
-  /** Per-tick leadership: only the transaction holding this lock may apply logs and move the cursor. */
+  /** Per-tick safety net: only the transaction holding this lock may apply logs and move the cursor. */
   tryLock: async (tx: Executor, chainId: number) =>
     (await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${INDEXER_LOCK}, ${chainId}) as ok`.execute(tx)).rows[0]?.ok === true,
 
   cursor: async (db: Executor, chainId: number) =>
-    (await db.selectFrom('chain_cursors').select('last_block').where('chain_id', '=', chainId).executeTakeFirst())?.last_block ?? null,
+    toCursor(await db.selectFrom('chain_cursors').select(['last_block', 'last_block_hash', 'last_block_time']).where('chain_id', '=', chainId).executeTakeFirst()),
 
   cursorForUpdate: async (tx: Executor, chainId: number) =>
-    (await tx.selectFrom('chain_cursors').select('last_block').where('chain_id', '=', chainId).forUpdate().executeTakeFirst())?.last_block ?? null,
+    toCursor(await tx.selectFrom('chain_cursors').select(['last_block', 'last_block_hash', 'last_block_time']).where('chain_id', '=', chainId).forUpdate().executeTakeFirst()),
 
   initCursor: (db: Executor, chainId: number, block: bigint) =>
     db.insertInto('chain_cursors').values({ chain_id: chainId, last_block: block })
       .onConflict((oc) => oc.column('chain_id').doNothing()).execute(),
 
-  setCursor: (tx: Executor, chainId: number, block: bigint) =>
-    tx.updateTable('chain_cursors').set({ last_block: block, updated_at: new Date() }).where('chain_id', '=', chainId).execute(),
+  /** The cursor block with its hash and time (null for a block before genesis). */
+  setCursor: (tx: Executor, chainId: number, block: bigint, hash: string | null, time: Date | null) =>
+    tx.updateTable('chain_cursors').set({ last_block: block, last_block_hash: hash, last_block_time: time, updated_at: new Date() })
+      .where('chain_id', '=', chainId).execute(),
 
-  /** The (chain, tx, log index) key makes a log apply at most once, even across crashes and instances. */
-  recordLog: async (tx: Executor, row: { chain_id: number; tx_hash: string; log_index: number; block_number: bigint; block_hash: string; event_name: string; onchain_id: string | null }) =>
+  /** Fills the hash of a cursor stored before hashes were (only where it is still that block, without one). */
+  fillCursorHash: (db: Executor, chainId: number, block: bigint, hash: string, time: Date) =>
+    db.updateTable('chain_cursors').set({ last_block_hash: hash, last_block_time: time })
+      .where('chain_id', '=', chainId).where('last_block', '=', block).where('last_block_hash', 'is', null).execute(),
+
+  /** (chain, event_key) makes an event apply at most once, wherever it was (re-)included, across crashes and instances. */
+  recordLog: async (tx: Executor, row: { chain_id: number; tx_hash: string; log_index: number; block_number: bigint; block_hash: string; event_name: string; onchain_id: string | null; event_key: string }) =>
     (await tx.insertInto('chain_logs').values(row)
-      .onConflict((oc) => oc.columns(['chain_id', 'tx_hash', 'log_index']).doNothing())
+      .onConflict((oc) => oc.doNothing())
       .returning('tx_hash').executeTakeFirst()) !== undefined,
 
-  recentBlocks: (db: Executor, chainId: number, sinceBlock: bigint) =>
-    db.selectFrom('chain_logs').select(['block_number', 'block_hash']).distinct()
-      .where('chain_id', '=', chainId).where('block_number', '>=', sinceBlock)
-      .orderBy('block_number', 'desc').limit(20).execute(),
+  /** True when this transfer was not recorded before (and so is news). */
+  recordUnmatchedTransfer: async (tx: Executor, row: UnmatchedTransferRow) =>
+    (await tx.insertInto('unmatched_transfers').values({ id: `utx_${randomBase62(20)}`, ...row })
+      .onConflict((oc) => oc.columns(['chain_id', 'event_key']).doNothing())
+      .returning('id').executeTakeFirst()) !== undefined,
+
+  /** ExcessRecovered moved balance − reserved out: every unmatched transfer of that token before it was part of it. */
+  markRecovered: (tx: Executor, chainId: number, token: string, at: { block: bigint; logIndex: number; txHash: string; time: Date }) =>
+    tx.updateTable('unmatched_transfers').set({ recovered_tx_hash: at.txHash, recovered_at: at.time })
+      .where('chain_id', '=', chainId).where(sql<boolean>`lower(token) = ${token.toLowerCase()}`).where('recovered_tx_hash', 'is', null)
+      .where((eb) => eb.or([eb('block_number', '<', at.block), eb.and([eb('block_number', '=', at.block), eb('log_index', '<', at.logIndex)])]))
+      .execute(),
 
   alert: (db: Executor, chainId: number, kind: string, detail: Record<string, unknown>) => recordAlert(db, chainId, kind, detail),
+
+  indexedUntil: (db: Executor, chainId: number) => indexedUntil(db, chainId),
 
   alertExists: async (db: Executor, chainId: number, kind: string, key: string) =>
     (await db.selectFrom('chain_alerts').select('id').where('chain_id', '=', chainId).where('kind', '=', kind)
       .where(sql<boolean>`detail->>'key' = ${key}`).executeTakeFirst()) !== undefined,
 };
+
+/**
+ * The chain time up to which every log has been applied at confirmation depth: the cursor block and its
+ * timestamp (null before the indexer has stored one). The order-expiry sweeper and refund deadlines use it.
+ */
+export async function indexedUntil(db: Executor, chainId: number): Promise<{ block: bigint; time: Date } | null> {
+  const c = await indexerRepo.cursor(db, chainId);
+  return c && c.time ? { block: c.block, time: c.time } : null;
+}

@@ -15,9 +15,17 @@ export type FaultMode =
   | { kind: 'flaky'; every: number }
   | { kind: 'down' };
 
+export type RpcCall = { jsonrpc?: string; id: unknown; method: string; params?: unknown[] };
+/** Rewrites for single (non-batch) calls: a request before it goes upstream, or a result on its way back. */
+export type ProxyHooks = {
+  request?: (call: RpcCall) => RpcCall | { error: { code: number; message: string } };
+  response?: (call: RpcCall, result: unknown) => unknown;
+};
+
 export async function startRpcProxy(upstream: string) {
   let target = upstream;
   let mode: FaultMode = { kind: 'none' };
+  let hooks: ProxyHooks = {};
   let n = 0;
   const stats = { requests: 0, injected: 0, getLogsSpans: [] as number[] };
 
@@ -68,6 +76,8 @@ export async function startRpcProxy(upstream: string) {
         stats.injected++;
         return;
       }
+      const single = calls.length === 1 && !Array.isArray(JSON.parse(raw || 'null')) ? calls[0]! : null;
+      if (single && (hooks.request || hooks.response)) return forwardHooked(single, res);
       try {
         const up = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw, signal: AbortSignal.timeout(10_000) });
         const text = await up.text();
@@ -79,6 +89,24 @@ export async function startRpcProxy(upstream: string) {
       }
     });
   });
+  async function forwardHooked(original: RpcCall, res: http.ServerResponse) {
+    const send = (body: unknown) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    const call = hooks.request ? hooks.request(original) : original;
+    if ('error' in call) return send({ jsonrpc: '2.0', id: original.id, error: call.error });
+    try {
+      const up = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call), signal: AbortSignal.timeout(10_000) });
+      const answer = (await up.json()) as { result?: unknown };
+      if (hooks.response && 'result' in answer) answer.result = hooks.response(original, answer.result);
+      send(answer);
+    } catch {
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end('bad gateway');
+    }
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -87,6 +115,10 @@ export async function startRpcProxy(upstream: string) {
     set(next: FaultMode) {
       mode = next;
       n = 0;
+    },
+    /** Rewrites (tests of finality tags and re-included logs); {} removes them. */
+    hook(next: ProxyHooks) {
+      hooks = next;
     },
     retarget(url: string) {
       target = url;

@@ -22,7 +22,7 @@ export type ServiceProcess = {
  * The real service as a child process: `node --import tsx <entry> --role <role>` with only the given
  * environment (plus PATH/HOME), ready once /health answers 200.
  */
-export async function startService(opts: { env: Record<string, string>; port: number; entry?: string; role?: string; readyTimeoutMs?: number; ready?: () => Promise<boolean> }): Promise<ServiceProcess> {
+export async function startService(opts: { env: Record<string, string>; port: number; entry?: string; role?: string; readyTimeoutMs?: number; ready?: (pid: number) => Promise<boolean> }): Promise<ServiceProcess> {
   const entry = opts.entry ?? 'src/main.ts';
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(opts.port), ...opts.env };
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry, '--role', opts.role ?? 'all'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -41,8 +41,10 @@ export async function startService(opts: { env: Record<string, string>; port: nu
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   for (;;) {
     if (gone) throw new Error(`service exited during start:\n${logs.slice(-30).join('\n')}`);
-    // A --role worker process serves no HTTP: the caller says when it is ready (e.g. from the database).
-    const ok = opts.ready ? await opts.ready().catch(() => false) : await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status === 200, () => false);
+    // A worker-role process serves no HTTP: the caller says what "ready" means (e.g. it holds a lease).
+    const ok = opts.ready
+      ? await opts.ready(child.pid!).catch(() => false)
+      : await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status === 200, () => false);
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -23,6 +23,8 @@ export async function startStack(opts: { buyers?: number; rpcUrl?: (chain: TestC
     ROUTER_ADDRESS_84532: chain.router,
     USDC_ADDRESS_84532: chain.usdc,
     CONFIRMATIONS_84532: '1',
+    // anvil names head − 32 `safe`: the depth alone keeps these tests quick (FINALITY is tested on its own).
+    FINALITY_84532: 'latest',
     SIGNER_PRIVATE_KEY: signerKey,
     OPERATOR_PRIVATE_KEY: operatorKey,
     SERVICE_TREASURY: chain.treasury,

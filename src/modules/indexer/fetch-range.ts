@@ -1,0 +1,64 @@
+import type { Hex } from 'viem';
+import type { ChainRuntime } from '../chains/service.js';
+import { INDEXED_EVENTS, isRangeError, TRANSFER_EVENT, type RouterLog, type TransferLog } from './events.js';
+
+export const MAX_RANGE = 2_000n;
+
+export type Header = { number: bigint; hash: Hex; time: Date };
+export type RangeRead = {
+  from: bigint;
+  to: bigint;
+  logs: RouterLog[];
+  transfers: TransferLog[];
+  /** Headers of block `to` and of every block holding a log, read after the logs. */
+  headers: Map<bigint, Header>;
+  /** A log whose block hash is not the canonical hash of its block (a reorg while reading): apply nothing. */
+  inconsistent: { blockNumber: bigint; logHash: Hex; canonicalHash: Hex } | null;
+};
+
+/** The range size adapts to provider limits: halved on a range error, grown back by doubling. */
+export type RangeState = { range: bigint };
+
+export async function header(rt: ChainRuntime, blockNumber: bigint): Promise<Header> {
+  const b = await rt.publicClient.getBlock({ blockNumber });
+  return { number: blockNumber, hash: b.hash as Hex, time: new Date(Number(b.timestamp) * 1000) };
+}
+
+async function getRange(rt: ChainRuntime, from: bigint, to: bigint) {
+  const [logs, transfers] = await Promise.all([
+    rt.publicClient.getLogs({ address: rt.router, events: INDEXED_EVENTS, fromBlock: from, toBlock: to, strict: true }),
+    rt.publicClient.getLogs({ address: rt.usdc, event: TRANSFER_EVENT, args: { to: rt.router }, fromBlock: from, toBlock: to, strict: true }),
+  ]);
+  return { logs: logs as unknown as RouterLog[], transfers: transfers as unknown as TransferLog[] };
+}
+
+/** Router logs and USDC transfers to the router over [from, ≤ to], shrinking the span to the provider's limit. */
+async function getLogsAdaptive(rt: ChainRuntime, s: RangeState, from: bigint, to: bigint) {
+  for (;;) {
+    try {
+      const read = await getRange(rt, from, to);
+      if (s.range < MAX_RANGE) s.range = s.range * 2n > MAX_RANGE ? MAX_RANGE : s.range * 2n;
+      return { ...read, to };
+    } catch (err) {
+      if (!isRangeError(err) || to === from) throw err;
+      s.range = (to - from + 1n) / 2n > 0n ? (to - from + 1n) / 2n : 1n;
+      to = from + s.range - 1n;
+    }
+  }
+}
+
+/**
+ * Reads [from, to] and the headers that vouch for it: every log's block hash must be the canonical hash
+ * of its block as read afterwards, and block `to`'s hash becomes the cursor's (re-checked next tick).
+ */
+export async function readRange(rt: ChainRuntime, s: RangeState, from: bigint, wanted: bigint): Promise<RangeRead> {
+  const { logs, transfers, to } = await getLogsAdaptive(rt, s, from, wanted);
+  const headers = new Map<bigint, Header>();
+  for (const n of new Set([to, ...logs.map((l) => l.blockNumber), ...transfers.map((t) => t.blockNumber)])) headers.set(n, await header(rt, n));
+  let inconsistent: RangeRead['inconsistent'] = null;
+  for (const l of [...logs, ...transfers]) {
+    const canonical = headers.get(l.blockNumber)!.hash;
+    if (l.blockHash !== canonical) inconsistent ??= { blockNumber: l.blockNumber, logHash: l.blockHash, canonicalHash: canonical };
+  }
+  return { from, to, logs, transfers, headers, inconsistent };
+}

@@ -1,0 +1,29 @@
+import type { Executor } from '../../db/client.js';
+import { decodeCursor, toPage } from '../../db/pagination.js';
+import { formatUnits } from '../../lib/money.js';
+
+export type UnmatchedTransfer = {
+  id: string; object: 'unmatched_transfer'; chain_id: number; token: string; from: string; value: string; amount: string;
+  tx_hash: string; block_number: string; block_time: string; log_index: number;
+  recovered: boolean; recovered_tx_hash: string | null; recovered_at: string | null; created_at: string;
+};
+
+/** GET /_/unmatched-transfers: USDC sent straight to the router, newest first; `recovered` once ExcessRecovered moved it out. */
+export async function listUnmatchedTransfers(db: Executor, q: { limit: number; cursor?: string | undefined }) {
+  const cursor = decodeCursor(q.cursor);
+  let query = db.selectFrom('unmatched_transfers').selectAll();
+  if (cursor) {
+    query = query.where((eb) => eb.or([
+      eb('created_at', '<', cursor.createdAt),
+      eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)]),
+    ]));
+  }
+  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1).execute();
+  return toPage(rows, q.limit, (r): UnmatchedTransfer => ({
+    id: r.id, object: 'unmatched_transfer', chain_id: r.chain_id, token: r.token, from: r.from_address,
+    value: BigInt(r.value).toString(), amount: formatUnits(BigInt(r.value)), tx_hash: r.tx_hash,
+    block_number: BigInt(r.block_number).toString(), block_time: r.block_time.toISOString(), log_index: r.log_index,
+    recovered: r.recovered_tx_hash !== null, recovered_tx_hash: r.recovered_tx_hash, recovered_at: r.recovered_at?.toISOString() ?? null,
+    created_at: r.created_at.toISOString(),
+  }));
+}
