@@ -41,6 +41,8 @@ export type Config = {
   /** Reverse proxies in front of the service that append to X-Forwarded-For (0: clients connect directly). */
   trustProxyHops: number;
   role: 'api' | 'worker' | 'all';
+  /** WEBHOOK_SEAL_KEYS: the first seals webhook secrets at rest, all open them. Empty: derived from the auth secret. */
+  webhookSealKeys: string[];
 };
 
 export class ConfigError extends Error {
@@ -140,6 +142,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     trustProxyHops: read(env, 'TRUST_PROXY_HOPS', int(0, 10).default(0)),
     logLevel: read(env, 'LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
     role: role.data,
+    webhookSealKeys: read(env, 'WEBHOOK_SEAL_KEYS', z.string().optional()
+      .transform((v) => (v ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''))
+      .refine((keys) => keys.every((k) => k.length >= 32), 'must be a comma-separated list of keys of at least 32 characters each')),
   };
   if (!devnet) requireProductionSecrets(config);
   return config;

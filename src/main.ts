@@ -7,6 +7,7 @@ import { openPglite, openPostgres } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { randomBase62 } from './lib/ids.js';
 import { createLogger } from './lib/logger.js';
+import { StartupRefusal, startupChecks } from './modules/health/startup.js';
 import { createServices } from './services.js';
 import { startWorkers } from './workers.js';
 
@@ -51,6 +52,14 @@ async function main() {
   }
 
   const services = createServices({ config, database, logger, authSecret: config.betterAuthSecret ?? devAuthSecret(config.dataDir) });
+  try {
+    await startupChecks({ db: database.db, serviceFeeBps: config.serviceFeeBps, webhookSecrets: services.webhookSecrets, logger });
+  } catch (err) {
+    if (!(err instanceof StartupRefusal)) throw err;
+    console.error(`Trisettle refuses to start: ${err.message}`);
+    for (const stop of stops) await stop().catch(() => {});
+    process.exit(78);
+  }
   if (config.role !== 'worker') {
     const app = buildApp(services);
     const server = serve({ fetch: app.fetch, port: config.port });

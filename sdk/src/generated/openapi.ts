@@ -3779,6 +3779,7 @@ export interface components {
             db: {
                 ok: boolean;
                 latency_ms: number;
+                /** @description A generic reason; with the admin bearer, the driver's own (it may name hosts and ports) */
                 error: string | null;
             };
         };

@@ -7,10 +7,12 @@ import { eventBody } from '../events/service.js';
 import { deliveriesRepo, endpointsRepo, claimRepo, type ClaimedJob } from './repo.js';
 import { nextRetryDelayMs, RETRY_AFTER_CAP_MS, RETRY_SCHEDULE_MS } from './schedule.js';
 import { postWebhook, type SendResult } from './send.js';
+import type { WebhookSecrets } from './secrets.js';
 import { signatureHeader } from './sign.js';
 import { policyForEnv, systemResolver, type Resolver } from './ssrf.js';
 
-export type DelivererDeps = { db: Db; config: Pick<Config, 'env'>; logger: Logger; metrics?: Metrics };
+/** `secrets` opens the endpoint secrets as stored (sealed; services.webhookSecrets). */
+export type DelivererDeps = { db: Db; config: Pick<Config, 'env'>; logger: Logger; secrets: WebhookSecrets; metrics?: Metrics };
 
 export type DelivererOptions = {
   /** A 2xx must arrive within this (DESIGN: 15 s). */
@@ -62,7 +64,8 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
 
   function secretsOf(job: ClaimedJob, now: Date): string[] {
     const previousLive = job.previous_secret && job.previous_secret_expires_at && job.previous_secret_expires_at > now;
-    return previousLive ? [job.secret, job.previous_secret!] : [job.secret];
+    const open = deps.secrets.open;
+    return previousLive ? [open(job.secret), open(job.previous_secret!)] : [open(job.secret)];
   }
 
   async function attempt(job: ClaimedJob, leaseEndsAt: number): Promise<void> {

@@ -6,6 +6,7 @@ import { newId, newSecret } from '../../lib/ids.js';
 import { recordResponseInTx } from '../idempotency/context.js';
 import { deliveriesRepo, endpointsRepo, type EndpointRow } from './repo.js';
 import { serializeDelivery, serializeEndpoint } from './serialize.js';
+import type { WebhookSecrets } from './secrets.js';
 import { assertWebhookUrl, policyForEnv, systemResolver, UnsafeUrlError, type Resolver } from './ssrf.js';
 
 export const MAX_ENDPOINTS_PER_PLATFORM = 16;
@@ -15,8 +16,8 @@ export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
 export type CreateEndpointInput = { url: string; subscribed_events: string[]; description?: string };
 type PageQuery = { limit: number; cursor?: string };
 
-export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'env'>; resolve?: Resolver }) {
-  const { db } = deps;
+export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'env'>; secrets: WebhookSecrets; resolve?: Resolver }) {
+  const { db, secrets } = deps;
   const policy = policyForEnv(deps.config.env);
   const resolve = deps.resolve ?? systemResolver;
 
@@ -50,7 +51,7 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'env'
           url: input.url,
           description: input.description ?? null,
           subscribed_events: JSON.stringify(input.subscribed_events),
-          secret,
+          secret: secrets.seal(secret),
           created_at: new Date(),
         });
         // Same transaction as the row: a retry with this Idempotency-Key after a crash gets this answer
@@ -83,7 +84,7 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'env'
       // The answer commits with the roll: a retry after a crash replays this secret rather than rolling
       // twice, which would drop the secret receivers still verify with (previous_secret).
       return db.transaction().execute(async (tx) => {
-        const row = await endpointsRepo.rollSecret(tx, platformId, id, secret, new Date(Date.now() + PREVIOUS_SECRET_TTL_MS));
+        const row = await endpointsRepo.rollSecret(tx, platformId, id, secrets.seal(secret), new Date(Date.now() + PREVIOUS_SECRET_TTL_MS));
         if (!row) throw notFound('webhook endpoint');
         await recordResponseInTx(tx, 200, serializeEndpoint(row, secret));
         return { row, secret };
