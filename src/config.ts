@@ -43,6 +43,8 @@ export type Config = {
   role: 'api' | 'worker' | 'all';
   /** WEBHOOK_SEAL_KEYS: the first seals webhook secrets at rest, all open them. Empty: derived from the auth secret. */
   webhookSealKeys: string[];
+  /** RATE_LIMIT_*: token buckets per secret key and per client address (api/middleware/rate-limit.ts). */
+  rateLimits: { perSecond: number; burst: number; publicPerSecond: number; publicBurst: number; authPerMinute: number };
 };
 
 export class ConfigError extends Error {
@@ -145,6 +147,13 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     webhookSealKeys: read(env, 'WEBHOOK_SEAL_KEYS', z.string().optional()
       .transform((v) => (v ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''))
       .refine((keys) => keys.every((k) => k.length >= 32), 'must be a comma-separated list of keys of at least 32 characters each')),
+    rateLimits: {
+      perSecond: read(env, 'RATE_LIMIT_PER_SECOND', int(1, 1_000_000).default(100)),
+      burst: read(env, 'RATE_LIMIT_BURST', int(1, 1_000_000).default(200)),
+      publicPerSecond: read(env, 'RATE_LIMIT_PUBLIC_PER_SECOND', int(1, 1_000_000).default(20)),
+      publicBurst: read(env, 'RATE_LIMIT_PUBLIC_BURST', int(1, 1_000_000).default(60)),
+      authPerMinute: read(env, 'RATE_LIMIT_AUTH_PER_MINUTE', int(1, 10_000).default(10)),
+    },
   };
   if (!devnet) requireProductionSecrets(config);
   return config;

@@ -15,6 +15,9 @@ export interface PlatformsTable {
   platform_fee_bps: number;
   default_reserve_bps: number;
   created_at: Generated<Date>;
+  /** Migration 012: null = the configured default. */
+  rate_limit_per_second: Generated<number | null>;
+  rate_limit_burst: Generated<number | null>;
 }
 
 export interface ApiKeysTable {
