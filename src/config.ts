@@ -43,6 +43,8 @@ export type Config = {
   role: 'api' | 'worker' | 'all';
   /** WEBHOOK_SEAL_KEYS: the first seals webhook secrets at rest, all open them. Empty: derived from the auth secret. */
   webhookSealKeys: string[];
+  /** WEBHOOK_DISABLE_AFTER_DAYS: an endpoint failing this long without a success is disabled. */
+  webhookDisableAfterDays: number;
   /** RATE_LIMIT_*: token buckets per secret key and per client address (api/middleware/rate-limit.ts). */
   rateLimits: { perSecond: number; burst: number; publicPerSecond: number; publicBurst: number; authPerMinute: number };
 };
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     webhookSealKeys: read(env, 'WEBHOOK_SEAL_KEYS', z.string().optional()
       .transform((v) => (v ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''))
       .refine((keys) => keys.every((k) => k.length >= 32), 'must be a comma-separated list of keys of at least 32 characters each')),
+    webhookDisableAfterDays: read(env, 'WEBHOOK_DISABLE_AFTER_DAYS', int(1, 365).default(5)),
     rateLimits: {
       perSecond: read(env, 'RATE_LIMIT_PER_SECOND', int(1, 1_000_000).default(100)),
       burst: read(env, 'RATE_LIMIT_BURST', int(1, 1_000_000).default(200)),

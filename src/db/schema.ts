@@ -142,6 +142,8 @@ export interface WebhookEndpointsTable {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: NullableTimestamp;
+  /** Migration 013: start of the current run of failed attempts; null after a success. */
+  failing_since: Generated<Date | null>;
   disabled_at: NullableTimestamp;
   disabled_reason: string | null;
   deleted_at: NullableTimestamp;
