@@ -6,7 +6,7 @@
  * (pages of 2), and verifies the real merchant.created delivery with the verifier from `@trisettle/sdk/webhooks`.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -155,6 +155,23 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the service it runs against', () => {
+  it('printed the start-up banner once healthy, and no warning on this clean start', async () => {
+    const until = Date.now() + 15_000;
+    let log = readFileSync(service.logFile, 'utf8');
+    while (!log.includes('Trisettle is running') && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      log = readFileSync(service.logFile, 'utf8');
+    }
+    expect(log).toContain('Trisettle is running (devnet)');
+    expect(log).toContain(`${service.baseUrl}/dashboard`);
+    expect(log).toContain(service.devnet.rpc_url);
+    expect(log).toContain(service.devnet.accounts[0]!.address);
+    // The service logs at warn here (LOG_LEVEL=warn): any JSON line at all is a warning or worse.
+    expect(log.split('\n').filter((l) => l.startsWith('{'))).toEqual([]);
+  });
 });
 
 describe('the packed SDK in fresh projects', () => {
