@@ -17,7 +17,7 @@ export function startupBanner(config: Pick<Config, 'env' | 'publicBaseUrl' | 'da
     const buyer = devnet.accounts[0];
     rows.push(
       ['Chain', `${devnet.chain_id} (local devnet, anvil)   RPC ${devnet.rpc_url}`],
-      ['devnet.json', `${path.relative(process.cwd(), devnetJson) || devnetJson}   (router, USDC, funded accounts)`],
+      ['devnet.json', `${shortPath(devnetJson)}   (router, USDC, funded accounts)`],
     );
     if (buyer) {
       rows.push(['Buyer', `${buyer.address}   (funded with test USDC and ETH)`], ['', `private key ${buyer.private_key}   (anvil's public test key: devnet only)`]);
@@ -30,4 +30,10 @@ export function startupBanner(config: Pick<Config, 'env' | 'publicBaseUrl' | 'da
   const width = Math.max(...rows.map(([k]) => k.length));
   const body = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
   return ['', `  Trisettle is running (${config.env})`, '', ...body, ...(lines.length ? ['', ...lines] : []), '', ''].join('\n');
+}
+
+/** Relative to the working directory when it is inside it (./.data/devnet.json), absolute otherwise. */
+function shortPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? `./${rel}` : path.resolve(file);
 }
