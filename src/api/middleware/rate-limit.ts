@@ -19,7 +19,7 @@ export type RateDecision = {
   retryAfterSeconds: number;
 };
 
-type Bucket = { tokens: number; at: number };
+type Bucket = { tokens: number; at: number; policy: RatePolicy };
 
 /** The clock is injected so tests move time instead of sleeping. Memory: at most `maxKeys` buckets. */
 export function createRateLimiter(opts: { now?: () => number; maxKeys?: number } = {}) {
@@ -28,31 +28,28 @@ export function createRateLimiter(opts: { now?: () => number; maxKeys?: number }
   const buckets = new Map<string, Bucket>();
 
   /** Full buckets carry no state worth keeping; if that is not enough, the oldest keys go (they restart full). */
-  function evict(t: number, policyOf: (key: string) => RatePolicy | undefined) {
+  function evict(t: number) {
     for (const [key, b] of buckets) {
-      const p = policyOf(key);
-      if (!p || b.tokens + ((t - b.at) / 1000) * p.perSecond >= p.burst) buckets.delete(key);
+      if (b.tokens + ((t - b.at) / 1000) * b.policy.perSecond >= b.policy.burst) buckets.delete(key);
     }
     for (const key of buckets.keys()) {
       if (buckets.size < maxKeys) break;
       buckets.delete(key);
     }
   }
-  const policies = new Map<string, RatePolicy>();
 
   return {
     take(key: string, policy: RatePolicy): RateDecision {
       const t = now();
       let b = buckets.get(key);
       if (!b) {
-        if (buckets.size >= maxKeys) evict(t, (k) => policies.get(k));
-        b = { tokens: policy.burst, at: t };
+        if (buckets.size >= maxKeys) evict(t);
+        b = { tokens: policy.burst, at: t, policy };
         buckets.set(key, b);
-        policies.set(key, policy);
       } else {
         b.tokens = Math.min(policy.burst, b.tokens + (Math.max(0, t - b.at) / 1000) * policy.perSecond);
         b.at = t;
-        if (policies.get(key) !== policy) policies.set(key, policy);
+        b.policy = policy;
       }
       const allowed = b.tokens >= 1;
       if (allowed) b.tokens -= 1;
