@@ -10,6 +10,7 @@ import { clientAddress, peerAddress } from './api/client-address.js';
 import { resolvePrincipal } from './api/middleware/auth.js';
 import { onError, onNotFound } from './api/middleware/errors.js';
 import { idempotency } from './api/middleware/idempotency.js';
+import { createRateLimiter, rateLimitHeaders, limitByAddress, limitSecretKeys, platformPolicies } from './api/middleware/rate-limit.js';
 import { requestId } from './api/middleware/request-id.js';
 import { storableText } from './api/middleware/storable-text.js';
 import { validationHook } from './api/openapi.js';
@@ -69,9 +70,12 @@ const metricsMiddleware = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   end({ method: c.req.method, route: c.req.routePath ?? 'unmatched', status: String(c.res.status) });
 };
 
-export function buildApp(services: Services) {
+/** `now`: the rate limiter's clock (tests move it instead of sleeping). */
+export function buildApp(services: Services, opts: { now?: () => number } = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const { config } = services;
+  const rates = config.rateLimits;
+  const limiter = createRateLimiter({ now: opts.now });
 
   app.use('*', async (c, next) => {
     c.set('services', services);
@@ -85,6 +89,14 @@ export function buildApp(services: Services) {
     app.use('/api/*', cors({ origin: config.dashboardUrl, credentials: true }));
     app.use('/v1/*', cors({ origin: config.dashboardUrl, credentials: true, allowHeaders: ['Content-Type', 'Authorization', 'Idempotency-Key'] }));
   }
+  // Per client address, before anything reads a body or a row: the public reads and onboarding, sign-up and sign-in.
+  const publicPolicy = { name: 'public', perSecond: rates.publicPerSecond, burst: rates.publicBurst };
+  const byAddress = (methods: string[]) => limitByAddress(limiter, publicPolicy, config.trustProxyHops, methods);
+  app.use('/v1/checkout/sessions/:token', byAddress(['GET']));
+  app.use('/v1/merchants/invitations/:token', byAddress(['GET']));
+  app.use('/v1/merchants/invitations/:token/complete', byAddress(['POST']));
+  const authPolicy = { name: 'auth', perSecond: rates.authPerMinute / 60, burst: rates.authPerMinute };
+  for (const path of ['/api/auth/sign-up/*', '/api/auth/sign-in/*']) app.use(path, limitByAddress(limiter, authPolicy, config.trustProxyHops, ['POST']));
   const limit = limitBody(MAX_BODY_BYTES);
   app.use('/v1/*', limit);
   app.use('/api/*', limit);
@@ -93,6 +105,9 @@ export function buildApp(services: Services) {
   app.use('/_/*', requireJson());
   for (const prefix of ['/v1/*', '/api/*', '/_/*']) app.use(prefix, storableText());
   app.use('/v1/*', resolvePrincipal());
+  app.use('/v1/*', limitSecretKeys(limiter, platformPolicies(
+    (id) => services.database.db.selectFrom('platforms').select(['rate_limit_per_second', 'rate_limit_burst']).where('id', '=', id).executeTakeFirst(),
+    rates, opts.now)));
   app.use('/_/*', resolvePrincipal());
   app.use('/metrics', resolvePrincipal());
   app.use('/v1/*', idempotency());
@@ -104,7 +119,13 @@ export function buildApp(services: Services) {
     const address = clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), config.trustProxyHops);
     if (address === null) req.headers.delete(CLIENT_ADDRESS_HEADER);
     else req.headers.set(CLIENT_ADDRESS_HEADER, address);
-    return services.auth.handler(req);
+    const res = await services.auth.handler(req);
+    if (res.status !== 429) return res;
+    // better-auth's own limiter (a backstop to ours, counted in its table): the same answer as ours.
+    const retry = Math.max(1, Number(res.headers.get('x-retry-after')) || 60);
+    throw new AppError('rate_limited', `Too many requests: retry in ${retry} s.`, undefined, {
+      ...rateLimitHeaders(authPolicy, { allowed: false, remaining: 0, resetSeconds: retry, retryAfterSeconds: retry }),
+    });
   });
 
   app.route('/', healthRoutes);

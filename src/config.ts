@@ -56,6 +56,12 @@ export type Config = {
    * process right after recording its N-th signed transaction, before broadcasting it. Never set it in production.
    */
   operatorTxFault: string | null;
+  /** WEBHOOK_SEAL_KEYS: the first seals webhook secrets at rest, all open them. Empty: derived from the auth secret. */
+  webhookSealKeys: string[];
+  /** WEBHOOK_DISABLE_AFTER_DAYS: an endpoint failing this long without a success is disabled. */
+  webhookDisableAfterDays: number;
+  /** RATE_LIMIT_*: token buckets per secret key and per client address (api/middleware/rate-limit.ts). */
+  rateLimits: { perSecond: number; burst: number; publicPerSecond: number; publicBurst: number; authPerMinute: number };
 };
 
 export class ConfigError extends Error {
@@ -164,6 +170,17 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     role: role.data,
     operatorLeaseSeconds: read(env, 'OPERATOR_LEASE_SECONDS', int(2, 3600).default(30)),
     operatorTxFault: read(env, 'OPERATOR_TX_FAULT', z.string().regex(/^kill_after_record:[0-9]{1,4}$/, 'must be kill_after_record:<n> (test-only)').optional()) ?? null,
+    webhookSealKeys: read(env, 'WEBHOOK_SEAL_KEYS', z.string().optional()
+      .transform((v) => (v ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''))
+      .refine((keys) => keys.every((k) => k.length >= 32), 'must be a comma-separated list of keys of at least 32 characters each')),
+    webhookDisableAfterDays: read(env, 'WEBHOOK_DISABLE_AFTER_DAYS', int(1, 365).default(5)),
+    rateLimits: {
+      perSecond: read(env, 'RATE_LIMIT_PER_SECOND', int(1, 1_000_000).default(100)),
+      burst: read(env, 'RATE_LIMIT_BURST', int(1, 1_000_000).default(200)),
+      publicPerSecond: read(env, 'RATE_LIMIT_PUBLIC_PER_SECOND', int(1, 1_000_000).default(20)),
+      publicBurst: read(env, 'RATE_LIMIT_PUBLIC_BURST', int(1, 1_000_000).default(60)),
+      authPerMinute: read(env, 'RATE_LIMIT_AUTH_PER_MINUTE', int(1, 10_000).default(10)),
+    },
   };
   if (!devnet) requireProductionSecrets(config);
   return config;

@@ -6,7 +6,9 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { openPglite, openPostgres } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { randomBase62 } from './lib/ids.js';
-import { createLogger } from './lib/logger.js';
+import { createLogger, prettyDestination } from './lib/logger.js';
+import { startupBanner } from './modules/health/banner.js';
+import { StartupRefusal, startupChecks } from './modules/health/startup.js';
 import { createServices } from './services.js';
 import { startWorkers } from './workers.js';
 
@@ -22,16 +24,19 @@ async function main() {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel, config.env);
+  // A person at a terminal reads lines; anything else (a file, a collector) gets pino's JSON.
+  const logger = createLogger(config.logLevel, config.env, process.stdout.isTTY ? prettyDestination() : undefined);
   mkdirSync(config.dataDir, { recursive: true });
   const stops: (() => Promise<void>)[] = [];
   let freshChain = false;
+  let devnetInfo: import('./chain/devnet.js').DevnetInfo | null = null;
 
   if (config.env === 'devnet') {
     const { startDevnet } = await import('./chain/devnet.js');
     const devnet = await startDevnet({ dataDir: config.dataDir, port: config.devnetRpcPort, reserveHoldSeconds: BigInt(config.reserveHoldDays * 86_400) });
     stops.push(() => devnet.stop());
     const { info, secrets } = devnet;
+    devnetInfo = info;
     config.chains.set(info.chain_id, { chainId: info.chain_id, rpcUrl: info.rpc_url, router: info.router, usdc: info.usdc, confirmations: 1, startBlock: BigInt(info.router_deploy_block) });
     freshChain = devnet.deployed;
     config.signerPrivateKey ??= secrets.signerPrivateKey;
@@ -51,6 +56,14 @@ async function main() {
   }
 
   const services = createServices({ config, database, logger, authSecret: config.betterAuthSecret ?? devAuthSecret(config.dataDir) });
+  try {
+    await startupChecks({ db: database.db, serviceFeeBps: config.serviceFeeBps, webhookSecrets: services.webhookSecrets, logger });
+  } catch (err) {
+    if (!(err instanceof StartupRefusal)) throw err;
+    console.error(`Trisettle refuses to start: ${err.message}`);
+    for (const stop of stops) await stop().catch(() => {});
+    process.exit(78);
+  }
   if (config.role !== 'worker') {
     const app = buildApp(services);
     const server = serve({ fetch: app.fetch, port: config.port });
@@ -58,6 +71,12 @@ async function main() {
     logger.info({ url: config.publicBaseUrl, dashboard: config.dashboardUrl, env: config.env }, `Trisettle listening on ${config.publicBaseUrl}`);
   }
   if (config.role !== 'api') stops.unshift(await startWorkers(services));
+  if (config.role !== 'worker') {
+    // Once it answers its own /health over HTTP: what a person needs next, on stdout.
+    const ok = await fetch(`http://127.0.0.1:${config.port}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
+    if (ok) process.stdout.write(startupBanner(config, devnetInfo, path.join(config.dataDir, 'devnet.json')));
+    else logger.warn({ url: `http://127.0.0.1:${config.port}/health` }, 'started, but /health does not answer 200 yet');
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {

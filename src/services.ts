@@ -17,6 +17,7 @@ import { createKeysService } from './modules/keys/service.js';
 import { createPlatformsService } from './modules/platforms/service.js';
 import { createEventsService } from './modules/events/service.js';
 import { createWebhooksService } from './modules/webhooks/service.js';
+import { createWebhookSecrets } from './modules/webhooks/secrets.js';
 import { createRefundsService } from './modules/refunds/service.js';
 import { createRouterClient } from './modules/settlements/router-client.js';
 import { createSettlementsService } from './modules/settlements/service.js';
@@ -78,6 +79,8 @@ export function createServices(deps: ServiceDeps) {
     applyPayOrderCancelled: applyPayOrderCancelledWith(orders, logger),
     applyRefundCancelled: refunds.applyRefundCancelled,
   } satisfies IndexerHooks);
+  // Webhook secrets at rest: WEBHOOK_SEAL_KEYS, else a key derived from the auth secret (modules/webhooks/secrets.ts).
+  const webhookSecrets = createWebhookSecrets(config.webhookSealKeys.length ? config.webhookSealKeys : [deps.authSecret]);
   const indexer = createIndexer({ db, config, chains, orders, hooks: () => indexerHooks, logger, metrics });
   return {
     config,
@@ -90,7 +93,8 @@ export function createServices(deps: ServiceDeps) {
     keys,
     platforms,
     events: createEventsService(db),
-    webhooks: createWebhooksService({ db, config }),
+    webhooks: createWebhooksService({ db, config, secrets: webhookSecrets }),
+    webhookSecrets,
     chains,
     merchants,
     invitations,

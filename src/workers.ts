@@ -46,7 +46,8 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
   // Settlement: release reserves whose on-chain hold (OrderPaid.releaseAfter) has passed, in batches of up to 100.
   workers.push(every('settlement', 60_000, () => services.settlements.runOnce()));
   // Webhooks run their own loop: it must not wait for a slow endpoint's attempt before claiming more.
-  const deliverer = createWebhookDeliverer({ db: services.database.db, config: services.config, logger: services.logger, metrics: services.metrics });
+  const deliverer = createWebhookDeliverer({ db: services.database.db, config: services.config, logger: services.logger, secrets: services.webhookSecrets, metrics: services.metrics },
+    { disableAfterMs: services.config.webhookDisableAfterDays * 86_400_000 });
   deliverer.start(1_000);
   // A confirmation's webhook should not wait for the deliverer's next poll (bench: −0.5 s at p50).
   services.indexerHooks.afterCommit = () => deliverer.poke();

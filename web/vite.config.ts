@@ -22,6 +22,15 @@ export default defineConfig({
     assetsDir: 'assets',
     sourcemap: false,
     chunkSizeWarningLimit: 900,
+    rollupOptions: {
+      // viem's dependency ox imports node:worker_threads in a Node-only helper (tempo's worker pool) that the
+      // pages never call; Vite externalises it for the browser and says so on every build. Only that notice is
+      // dropped: any other externalised module still warns.
+      onwarn(warning, warn) {
+        if (/"node:worker_threads" has been externalized/.test(warning.message) && /[\\/]ox[\\/]/.test(warning.message)) return;
+        warn(warning);
+      },
+    },
   },
   server: {
     port: 5173,

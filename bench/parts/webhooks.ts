@@ -50,7 +50,7 @@ async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, del
     }
     const total = events * endpoints;
     await receiver.call('reset');
-    const deliverer = createWebhookDeliverer({ db: h.db, config: h.config, logger: createLogger('silent', 'devnet') });
+    const deliverer = createWebhookDeliverer({ db: h.db, config: h.config, logger: createLogger('silent', 'devnet'), secrets: h.services.webhookSecrets });
     const started = performance.now();
     deliverer.start(1_000);
     let done = 0;

@@ -5,7 +5,7 @@ import type {
   CreateMerchantParams, CreateOrderParams, CreateRefundParams, CreateWebhookEndpointParams, DeletedWebhookEndpoint, Event, Health,
   ListDeliveriesParams, ListEventsParams, ListMerchantsParams, ListOrdersParams, ListRefundsParams, ListSettlementsParams,
   ListWebhookEndpointsParams, Me, Merchant, MerchantInvitation, Order, OrderSummary, PublicCheckoutSession, PublicInvitation,
-  RetrieveInvitationParams, Refund, Settlement, WebhookDelivery, WebhookEndpoint,
+  ReplayWebhookEventsParams, RetrieveInvitationParams, Refund, Settlement, WebhookDelivery, WebhookEndpoint, WebhookReplay,
 } from './types.js';
 
 /** Sub-merchants: direct creation (wallet known) and lookups by id or external_id. */
@@ -120,6 +120,10 @@ class WebhookEndpoints {
   }
   redeliver(deliveryId: string, o?: RequestOptions) {
     return this.core.request<WebhookDelivery>('POST', `/v1/webhooks/deliveries/${segment(deliveryId)}/redeliver`, o);
+  }
+  /** Sends again every subscribed event created in [since, until) (ISO 8601), at most 10 000 per call. */
+  replay(id: string, params: ReplayWebhookEventsParams, o?: RequestOptions) {
+    return this.core.request<WebhookReplay>('POST', `/v1/webhooks/endpoints/${segment(id)}/replay`, { ...o, body: params });
   }
 }
 

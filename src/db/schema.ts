@@ -16,6 +16,9 @@ export interface PlatformsTable {
   platform_fee_bps: number;
   default_reserve_bps: number;
   created_at: Generated<Date>;
+  /** Migration 012: null = the configured default. */
+  rate_limit_per_second: Generated<number | null>;
+  rate_limit_burst: Generated<number | null>;
 }
 
 export interface ApiKeysTable {
@@ -140,6 +143,8 @@ export interface WebhookEndpointsTable {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: NullableTimestamp;
+  /** Migration 013: start of the current run of failed attempts; null after a success. */
+  failing_since: Generated<Date | null>;
   disabled_at: NullableTimestamp;
   disabled_reason: string | null;
   deleted_at: NullableTimestamp;

@@ -80,7 +80,9 @@ describe('sign-in', () => {
     }
     const limited = await signIn(u.email, 'guess number 10!', attacker);
     expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get('x-retry-after'))).toBeGreaterThan(0);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('ratelimit-policy')).toBe('"auth";q=10;w=60');
+    expect(limited.body.error.code).toBe('rate_limited');
     // Even the right password is refused from that address while the window lasts.
     expect((await signIn(u.email, u.password, attacker)).status).toBe(429);
     // The count lives in the database, so every instance shares it.

@@ -30,10 +30,10 @@ describe('GET /v1/me', () => {
     expect(res.body).toEqual({ user_id: p.userId, platform_id: p.platformId, platform_name: 'Acme Market', auth_kind: 'secret_key', onboarded: true });
   });
 
-  it('allows the publishable key here (DESIGN §3) and says so', async () => {
+  it("allows the publishable key here (DESIGN §3) and says so, without the owner's user id", async () => {
     const res = await h.request('GET', '/v1/me', { key: p.publishableKey });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ user_id: p.userId, platform_id: p.platformId, platform_name: 'Acme Market', auth_kind: 'publishable_key', onboarded: true });
+    expect(res.body).toEqual({ user_id: null, platform_id: p.platformId, platform_name: 'Acme Market', auth_kind: 'publishable_key', onboarded: true });
   });
 
   it('is 401 unauthenticated without a credential, or with a cookie that is not a session', async () => {

@@ -321,6 +321,7 @@ describe('responses match the document', () => {
     const deliveries = await call('GET', `/v1/webhooks/endpoints/${ep.body.id}/deliveries`, { key }, 200);
     expect(deliveries.body.data.length).toBeGreaterThan(0);
     await call('POST', `/v1/webhooks/deliveries/${deliveries.body.data[0].id}/redeliver`, { key }, 200);
+    await call('POST', `/v1/webhooks/endpoints/${ep.body.id}/replay`, { key, body: { since: new Date(Date.now() - 3_600_000).toISOString(), until: new Date(Date.now() + 60_000).toISOString() } }, 200);
     const events = await call('GET', '/v1/events?limit=100', { key }, 200);
     await call('GET', `/v1/events/${events.body.data[0].id}`, { key }, 200);
     await call('DELETE', `/v1/webhooks/endpoints/${ep.body.id}`, { key }, 200);

@@ -27,7 +27,7 @@ async function receiver() {
   return r;
 }
 const deliverer = (opts: DelivererOptions = {}, env: 'devnet' | 'production' = 'devnet', db: Harness['db'] = h.db) =>
-  createWebhookDeliverer({ db, config: { env }, logger: h.services.logger }, { ...FAST, ...opts });
+  createWebhookDeliverer({ db, config: { env }, logger: h.services.logger, secrets: h.services.webhookSecrets }, { ...FAST, ...opts });
 
 /** The test database whose transactions fail while `failing()` holds, as if PostgreSQL had gone away. */
 const failingTransactions = (failing: () => boolean) => new Proxy(h.db, {

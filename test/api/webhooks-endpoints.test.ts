@@ -146,8 +146,8 @@ describe('POST /v1/webhooks/endpoints/:id/roll-secret', () => {
     expect(until - Date.now()).toBeGreaterThan(23.9 * 3600_000);
     expect(until - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
     const row = await h.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
-    expect(row.secret).toBe(rolled.body.secret);
-    expect(row.previous_secret).toBe(created.secret);
+    expect(h.services.webhookSecrets.open(row.secret)).toBe(rolled.body.secret); // sealed at rest
+    expect(h.services.webhookSecrets.open(row.previous_secret!)).toBe(created.secret);
   });
 });
 

@@ -83,6 +83,7 @@ describe('emitEvent', () => {
     expect(EVENT_TYPES).toEqual([
       'order.confirmed', 'order.failed', 'order.expired', 'refund.completed', 'refund.failed',
       'checkout.session.completed', 'checkout.session.expired', 'merchant.created', 'settlement.completed',
+      'webhook_endpoint.disabled',
     ]);
   });
 });

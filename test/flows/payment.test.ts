@@ -17,7 +17,7 @@ afterAll(async () => {
   await f.close();
 });
 
-const deliverer = () => createWebhookDeliverer({ db: f.h.db, config: f.h.config, logger: f.h.services.logger }, { scheduleMs: [50, 50, 50] });
+const deliverer = () => createWebhookDeliverer({ db: f.h.db, config: f.h.config, logger: f.h.services.logger, secrets: f.h.services.webhookSecrets }, { scheduleMs: [50, 50, 50] });
 
 describe('an API order paid on chain', () => {
   it('moves exactly the computed split, and confirms at the depth with a verifiable order.confirmed webhook', async () => {

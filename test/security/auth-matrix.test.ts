@@ -40,6 +40,7 @@ const VALID: Record<string, unknown> = {
   'POST /v1/checkout/sessions': { merchant_id: 'm_auth', order_no: 's_auth', chain_id: 84532, token: 'USDC', amount: '1.00' },
   'POST /v1/refunds': { order_id: 'ord_doesnotmatter00000000' },
   'POST /v1/webhooks/endpoints': { url: 'http://127.0.0.1:9/h', subscribed_events: ['*'] },
+  'POST /v1/webhooks/endpoints/{id}/replay': { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' },
   'POST /_/orders/{id}/fail': { reason: 'x' },
 };
 const call = (r: RouteDef, o: ReqOpts) =>

@@ -19,7 +19,9 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   const chain = fakeChain();
-  h = await createHarness({ chains: chain.chains, config: chain.config });
+  // Thousands of requests a second from one key: rate limits (test/api/rate-limits.test.ts) would answer first.
+  const unlimited = { perSecond: 1_000_000, burst: 1_000_000, publicPerSecond: 1_000_000, publicBurst: 1_000_000, authPerMinute: 1_000_000 };
+  h = await createHarness({ chains: chain.chains, config: { ...chain.config, rateLimits: unlimited } });
   A = await h.platform();
   fresh = await h.signUp(); // a signed-in account without a platform, for POST /v1/onboarding/self
   const m = await merchant(h, A.secretKey, { external_id: 'm_fuzz' });
@@ -27,6 +29,7 @@ beforeAll(async () => {
   ids.failable = (await order(h, A.secretKey, m.external_id)).id;
   const inv = await h.request('POST', '/v1/merchants/invitations', { key: A.secretKey, body: { external_id: 'm_invited', suggested_name: 'Invited', chain_id: 84532 } });
   ids.token = inv.body.token;
+  ids.endpoint = (await h.request('POST', '/v1/webhooks/endpoints', { key: A.secretKey, body: { url: 'http://127.0.0.1:9/replay', subscribed_events: ['*'] } })).body.id;
 }, 60_000);
 afterAll(() => h?.close());
 
@@ -43,6 +46,7 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/checkout/sessions': { auth: 'secret', body: () => ({ merchant_id: 'm_fuzz', order_no: `s_${Math.random().toString(36).slice(2)}`, chain_id: 84532, token: 'USDC', amount: '12.50', success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no', payer_address: WALLETS.merchant2, expires_in_seconds: 600, metadata: { sku: 'A' } }) },
   'POST /v1/refunds': { auth: 'secret', body: () => ({ order_id: ids.order!, amount: '1.00', reason: 'damaged', metadata: { ticket: 1 } }) },
   'POST /v1/webhooks/endpoints': { auth: 'secret', body: () => ({ url: 'http://127.0.0.1:9/hook', subscribed_events: ['order.confirmed'], description: 'shop' }) },
+  'POST /v1/webhooks/endpoints/{id}/replay': { auth: 'secret', params: () => ({ id: ids.endpoint! }), body: () => ({ since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' }) },
   'POST /_/orders/{id}/fail': { auth: 'admin', params: () => ({ id: ids.failable! }), body: () => ({ reason: 'fraud' }) },
 };
 

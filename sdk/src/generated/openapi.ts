@@ -933,6 +933,135 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/endpoints/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-deliver a time range of events to an endpoint
+         * @description Every event of the platform created in [since, until) that the endpoint subscribes to is sent again now (each with a fresh retry schedule; an attempt in flight is left to finish). At most 10,000 events per call. 409 if the endpoint is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayRequest"];
+                };
+            };
+            responses: {
+                /** @description How many events were scheduled */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookReplay"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/deliveries/{id}/redeliver": {
         parameters: {
             query?: never;
@@ -1041,7 +1170,7 @@ export interface paths {
                     /** @description next_cursor of the previous page */
                     cursor?: string;
                     /** @description Only events of this type */
-                    type?: "order.confirmed" | "order.failed" | "order.expired" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed";
+                    type?: "order.confirmed" | "order.failed" | "order.expired" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
                 };
                 header?: never;
                 path?: never;
@@ -3647,6 +3776,54 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description An endpoint was disabled: it kept failing without a success for WEBHOOK_DISABLE_AFTER_DAYS (default 5), or answered 410. Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -3940,8 +4117,40 @@ export interface components {
              */
             state: "included" | "released" | "release_failed" | "skipped" | "batch_failed";
         };
+        /** @description An endpoint was disabled: it kept failing without a success for WEBHOOK_DISABLE_AFTER_DAYS (default 5), or answered 410. */
+        WebhookEndpointDisabledEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            created_at: string;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+            };
+        };
+        WebhookEndpoint: {
+            /** @example we_3kTn0c1xQvZp9aLm2bYd */
+            id: string;
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            url: string;
+            description: string | null;
+            subscribed_events: string[];
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description Why deliveries stopped, e.g. the endpoint answered 410 Gone */
+            disabled_reason: string | null;
+            /** @description whsec_…; present only in the responses to creation and to roll-secret */
+            secret?: string;
+            /** @description After a roll, the previous secret keeps signing (as a second v1= value) until then */
+            previous_secret_expires_at: string | null;
+            created_at: string;
+        };
         /** @description Any webhook body; switch on `type` */
-        WebhookEvent: components["schemas"]["OrderConfirmedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["RefundCompletedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["MerchantCreatedEvent"] | components["schemas"]["SettlementCompletedEvent"];
+        WebhookEvent: components["schemas"]["OrderConfirmedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["RefundCompletedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["MerchantCreatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
         Health: {
             ok: boolean;
             env: string;
@@ -3949,6 +4158,7 @@ export interface components {
             db: {
                 ok: boolean;
                 latency_ms: number;
+                /** @description A generic reason; with the admin bearer, the driver's own (it may name hosts and ports) */
                 error: string | null;
             };
         };
@@ -4035,24 +4245,6 @@ export interface components {
             last_used_at: string | null;
             revoked_at: string | null;
         };
-        WebhookEndpoint: {
-            /** @example we_3kTn0c1xQvZp9aLm2bYd */
-            id: string;
-            /** @enum {string} */
-            object: "webhook_endpoint";
-            url: string;
-            description: string | null;
-            subscribed_events: string[];
-            /** @enum {string} */
-            status: "enabled" | "disabled";
-            /** @description Why deliveries stopped, e.g. the endpoint answered 410 Gone */
-            disabled_reason: string | null;
-            /** @description whsec_…; present only in the responses to creation and to roll-secret */
-            secret?: string;
-            /** @description After a roll, the previous secret keeps signing (as a second v1= value) until then */
-            previous_secret_expires_at: string | null;
-            created_at: string;
-        };
         CreateWebhookEndpointRequest: {
             /**
              * @description https, resolving only to public addresses (http and local addresses are accepted on devnet); no credentials
@@ -4060,13 +4252,13 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, merchant.created, settlement.completed
+             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, merchant.created, settlement.completed, webhook_endpoint.disabled
              * @example [
              *       "order.confirmed",
              *       "refund.completed"
              *     ]
              */
-            subscribed_events: ("order.confirmed" | "order.failed" | "order.expired" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "*")[];
+            subscribed_events: ("order.confirmed" | "order.failed" | "order.expired" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
             description?: string;
         };
         WebhookEndpointList: {
@@ -4110,6 +4302,29 @@ export interface components {
             delivered_at: string | null;
             created_at: string;
         };
+        WebhookReplay: {
+            /** @enum {string} */
+            object: "webhook_replay";
+            endpoint_id: string;
+            since: string;
+            until: string;
+            /** @description How many events were scheduled for delivery to this endpoint */
+            events: number;
+        };
+        WebhookReplayRequest: {
+            /**
+             * Format: date-time
+             * @description ISO 8601; events created at or after this instant
+             * @example 2026-11-20T00:00:00Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601; events created before this instant
+             * @example 2026-11-21T00:00:00Z
+             */
+            until: string;
+        };
         EventList: {
             /** @enum {string} */
             object: "list";
@@ -4126,7 +4341,7 @@ export interface components {
              * @example order.confirmed
              * @enum {string}
              */
-            type: "order.confirmed" | "order.failed" | "order.expired" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed";
+            type: "order.confirmed" | "order.failed" | "order.expired" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
             created_at: string;
             /** @description The resource the event is about, as the API returns it (orders carry their metadata, payer and tx hash); see the webhooks section for the shape per type */
             data: {

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { safeEqual } from '../../lib/ids.js';
 import { createRouter, jsonResponse, z } from '../openapi.js';
 
 const Health = z
@@ -6,7 +7,11 @@ const Health = z
     ok: z.boolean(),
     env: z.string(),
     time_ms: z.number().int(),
-    db: z.object({ ok: z.boolean(), latency_ms: z.number().int(), error: z.string().nullable() }),
+    db: z.object({
+      ok: z.boolean(),
+      latency_ms: z.number().int(),
+      error: z.string().nullable().openapi({ description: 'A generic reason; with the admin bearer, the driver\'s own (it may name hosts and ports)' }),
+    }),
   })
   .openapi('Health');
 
@@ -19,7 +24,13 @@ const route = createRoute({
 });
 
 export const healthRoutes = createRouter().openapi(route, async (c) => {
-  const { health } = c.get('services');
-  const report = await health.check();
+  const { health, config } = c.get('services');
+  const { report, detail } = await health.check();
+  if (detail !== null) {
+    c.get('logger').warn({ db_error: detail }, 'health: database check failed');
+    // Public route: the driver's reason only for an operator who proves it with the admin token.
+    const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    if (bearer && config.adminToken && safeEqual(bearer, config.adminToken)) report.db.error = detail;
+  }
   return c.json(report, report.ok ? 200 : 503);
 });

@@ -29,7 +29,8 @@ export const meRoutes = createRouter().openapi(route, async (c) => {
   if (p.kind !== 'secret' && p.kind !== 'publishable') throw new Error('unreachable: guarded by requireAuth');
   const platform = await c.get('services').platforms.get(p.platformId);
   return c.json({
-    user_id: platform.user_id,
+    // A publishable key is public (it ships in web pages): it does not learn who owns the platform.
+    user_id: p.kind === 'secret' ? platform.user_id : null,
     platform_id: p.platformId,
     platform_name: platform.name,
     auth_kind: p.kind === 'secret' ? ('secret_key' as const) : ('publishable_key' as const),

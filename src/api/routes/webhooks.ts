@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, ListQuery } from '../openapi.js';
 import {
-  CreateEndpointRequest, DeletedWebhookEndpoint, IdParams, WebhookDelivery, WebhookEndpoint,
+  CreateEndpointRequest, DeletedWebhookEndpoint, IdParams, ReplayRequest, ReplayResponse, WebhookDelivery, WebhookEndpoint,
 } from '../../modules/webhooks/schemas.js';
 import { serializeDeletedEndpoint, serializeEndpoint } from '../../modules/webhooks/serialize.js';
 
@@ -48,6 +48,13 @@ const redeliver = createRoute({
   responses: { 200: jsonResponse(WebhookDelivery, 'The rescheduled delivery'), ...errors(401, 403, 404, 409) },
 });
 
+const replay = createRoute({
+  method: 'post', path: '/v1/webhooks/endpoints/{id}/replay', tags, summary: 'Re-deliver a time range of events to an endpoint',
+  description: 'Every event of the platform created in [since, until) that the endpoint subscribes to is sent again now (each with a fresh retry schedule; an attempt in flight is left to finish). At most 10,000 events per call. 409 if the endpoint is disabled.',
+  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader, body: jsonBody(ReplayRequest) },
+  responses: { 200: jsonResponse(ReplayResponse, 'How many events were scheduled'), ...errors(400, 401, 403, 404, 409, 413, 422) },
+});
+
 export const webhookRoutes = createRouter()
   .openapi(create, async (c) => {
     const { row, secret } = await c.get('services').webhooks.createEndpoint(platformIdOf(c.get('principal')), c.req.valid('json'));
@@ -73,6 +80,10 @@ export const webhookRoutes = createRouter()
     const p = platformIdOf(c.get('principal'));
     const page = await c.get('services').webhooks.listDeliveries(p, c.req.valid('param').id, c.req.valid('query'));
     return c.json(page, 200);
+  })
+  .openapi(replay, async (c) => {
+    const body = await c.get('services').webhooks.replay(platformIdOf(c.get('principal')), c.req.valid('param').id, c.req.valid('json'));
+    return c.json(body, 200);
   })
   .openapi(redeliver, async (c) => {
     const view = await c.get('services').webhooks.redeliver(platformIdOf(c.get('principal')), c.req.valid('param').id);

@@ -3,6 +3,7 @@ import { Merchant } from '../merchants/schemas.js';
 import { Order, OrderStateSchema } from '../orders/schemas.js';
 import { Refund } from '../refunds/schemas.js';
 import { Settlement } from '../settlements/schemas.js';
+import { WebhookEndpoint } from '../webhooks/schemas.js';
 import { EVENT_TYPES, type EventType } from './types.js';
 
 export const EventTypeSchema = z.enum(EVENT_TYPES);
@@ -54,6 +55,7 @@ const OBJECT_OF = {
   'checkout.session.expired': [CheckoutSessionEventObject, 'CheckoutSessionExpiredEvent', 'The session expired unpaid (its order expired with it).'],
   'merchant.created': [Merchant, 'MerchantCreatedEvent', 'A merchant was created, directly or by completing an invitation.'],
   'settlement.completed': [Settlement, 'SettlementCompletedEvent', 'A reserve-release batch carrying your orders was confirmed on chain.'],
+  'webhook_endpoint.disabled': [WebhookEndpoint, 'WebhookEndpointDisabledEvent', 'An endpoint was disabled: it kept failing without a success for WEBHOOK_DISABLE_AFTER_DAYS (default 5), or answered 410.'],
 } as const satisfies Record<EventType, readonly [z.ZodType, string, string]>;
 
 const webhookEvent = <T extends EventType>(type: T) => {

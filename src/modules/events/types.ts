@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'checkout.session.expired',
   'merchant.created',
   'settlement.completed',
+  'webhook_endpoint.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -6,7 +6,7 @@ import { newId, newSecret, sha256Hex } from '../../lib/ids.js';
 import { recordResponseInTx } from '../idempotency/context.js';
 import type { MerchantsService } from '../merchants/service.js';
 import type { PlatformsService } from '../platforms/service.js';
-import { onboardingMessage } from './message.js';
+import { onboardingMessage, serviceDomain } from './message.js';
 import { invitationsRepo, type InvitationRow } from './repo.js';
 import { INVITATION_DEFAULT_SECONDS } from './schemas.js';
 import { effectiveState, serializeInvitation } from './serialize.js';
@@ -80,7 +80,10 @@ export function createInvitationsService(db: Db, config: Config, platforms: Plat
         platform_name: inv.platform_name,
         expires_at: inv.expires_at.toISOString(),
         message: wallet
-          ? onboardingMessage({ platformName: inv.platform_name, platformId: inv.platform_id, externalId: inv.external_id, wallet, chainId: inv.chain_id, token })
+          ? onboardingMessage({
+            domain: serviceDomain(config), platformName: inv.platform_name, platformId: inv.platform_id, externalId: inv.external_id,
+            wallet, chainId: inv.chain_id, reserveBps: inv.reserve_bps, token,
+          })
           : null,
       };
     },
@@ -95,8 +98,8 @@ export function createInvitationsService(db: Db, config: Config, platforms: Plat
       const now = new Date();
       guardUsable(inv, now);
       const message = onboardingMessage({
-        platformName: inv.platform_name, platformId: inv.platform_id, externalId: inv.external_id,
-        wallet: input.wallet, chainId: inv.chain_id, token,
+        domain: serviceDomain(config), platformName: inv.platform_name, platformId: inv.platform_id, externalId: inv.external_id,
+        wallet: input.wallet, chainId: inv.chain_id, reserveBps: inv.reserve_bps, token,
       });
       let recovered: Address | null = null;
       try {

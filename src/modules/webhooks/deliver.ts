@@ -7,10 +7,14 @@ import { eventBody } from '../events/service.js';
 import { deliveriesRepo, endpointsRepo, claimRepo, type ClaimedJob } from './repo.js';
 import { nextRetryDelayMs, RETRY_AFTER_CAP_MS, RETRY_SCHEDULE_MS } from './schedule.js';
 import { postWebhook, type SendResult } from './send.js';
-import { signatureHeader } from './sign.js';
+import type { WebhookSecrets } from './secrets.js';
+import { emitEvent } from '../events/service.js';
+import { serializeEndpoint } from './serialize.js';
+import { signatureHeader, standardSignatureHeader } from './sign.js';
 import { policyForEnv, systemResolver, type Resolver } from './ssrf.js';
 
-export type DelivererDeps = { db: Db; config: Pick<Config, 'env'>; logger: Logger; metrics?: Metrics };
+/** `secrets` opens the endpoint secrets as stored (sealed; services.webhookSecrets). */
+export type DelivererDeps = { db: Db; config: Pick<Config, 'env'>; logger: Logger; secrets: WebhookSecrets; metrics?: Metrics };
 
 export type DelivererOptions = {
   /** A 2xx must arrive within this (DESIGN: 15 s). */
@@ -26,7 +30,13 @@ export type DelivererOptions = {
   leaseMs?: number;
   random?: () => number;
   resolve?: Resolver;
+  /** An endpoint failing without a success this long is disabled (WEBHOOK_DISABLE_AFTER_DAYS; default 5 days). */
+  disableAfterMs?: number;
+  /** The clock attempts are stamped with and failure runs are measured by (tests move it). */
+  now?: () => Date;
 };
+
+export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 
 export const USER_AGENT = 'Trisettle-Webhooks/1';
 const GONE_REASON = 'endpoint answered 410 Gone';
@@ -45,6 +55,8 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
   const concurrency = opts.concurrency ?? 16;
   const perEndpoint = opts.perEndpoint ?? 3;
   const leaseMs = opts.leaseMs ?? timeoutMs + 30_000;
+  const disableAfterMs = opts.disableAfterMs ?? DISABLE_AFTER_MS;
+  const now = opts.now ?? (() => new Date());
   const policy = policyForEnv(deps.config.env);
   const resolve = opts.resolve ?? systemResolver;
   const log = logger.child({ worker: 'webhooks' });
@@ -62,13 +74,15 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
 
   function secretsOf(job: ClaimedJob, now: Date): string[] {
     const previousLive = job.previous_secret && job.previous_secret_expires_at && job.previous_secret_expires_at > now;
-    return previousLive ? [job.secret, job.previous_secret!] : [job.secret];
+    const open = deps.secrets.open;
+    return previousLive ? [open(job.secret), open(job.previous_secret!)] : [open(job.secret)];
   }
 
   async function attempt(job: ClaimedJob, leaseEndsAt: number): Promise<void> {
-    const attemptedAt = new Date();
+    const attemptedAt = now();
     const body = bodyOf(job);
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+    const secrets = secretsOf(job, attemptedAt);
     const result = await postWebhook({
       url: job.url,
       body,
@@ -80,7 +94,11 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
         'User-Agent': USER_AGENT,
         'X-Webhook-Id': job.event_id,
         'X-Webhook-Timestamp': String(timestamp),
-        'X-Webhook-Signature': signatureHeader(secretsOf(job, attemptedAt), timestamp, body),
+        'X-Webhook-Signature': signatureHeader(secrets, timestamp, body),
+        // Standard Webhooks: the same delivery, verifiable by the standardwebhooks / Svix libraries as they are.
+        'webhook-id': job.event_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': standardSignatureHeader(secrets, job.event_id, timestamp, body),
       },
     });
     const outcome = await recordDurably(job, attemptedAt, result, leaseEndsAt);
@@ -106,12 +124,29 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
       const updated = await claimRepo.finish(tx, { id: job.id, token: job.lease_token, state, status: r.status, error: r.error, retryInMs });
       if (gone) {
         // 410: the receiver says this endpoint is gone for good; stop sending anything to it.
-        await endpointsRepo.disable(tx, job.endpoint_id, GONE_REASON);
+        const disabled = await endpointsRepo.disableReturning(tx, job.endpoint_id, GONE_REASON, attemptedAt);
         await deliveriesRepo.failPendingForEndpoint(tx, job.endpoint_id, 'endpoint disabled: ' + GONE_REASON);
+        if (disabled) await emitEvent(tx, { platformId: job.platform_id, type: 'webhook_endpoint.disabled', data: { object: serializeEndpoint(disabled) } });
         return 'disabled';
       }
       if (!updated) return 'lease_lost';
-      return ok ? 'succeeded' : state === 'pending' ? 'retrying' : 'failed';
+      if (ok) {
+        await endpointsRepo.markSucceeding(tx, job.endpoint_id);
+        return 'succeeded';
+      }
+      const since = await endpointsRepo.markFailing(tx, job.endpoint_id, attemptedAt);
+      if (since && attemptedAt.getTime() - since.getTime() >= disableAfterMs) {
+        const days = Math.round(disableAfterMs / 86_400_000 * 10) / 10;
+        const reason = `failing without a success for ${days} days (since ${since.toISOString()})`;
+        const disabled = await endpointsRepo.disableReturning(tx, job.endpoint_id, reason, attemptedAt);
+        if (disabled) {
+          await deliveriesRepo.failPendingForEndpoint(tx, job.endpoint_id, 'endpoint disabled: ' + reason);
+          // Outbox, with the disable: the platform's other endpoints (and its event list) learn of it.
+          await emitEvent(tx, { platformId: job.platform_id, type: 'webhook_endpoint.disabled', data: { object: serializeEndpoint(disabled) } });
+          return 'disabled';
+        }
+      }
+      return state === 'pending' ? 'retrying' : 'failed';
     });
   }
 

@@ -44,6 +44,19 @@ export const endpointsRepo = {
       .where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null)
       .returningAll().executeTakeFirst(),
 
+  /** A success ends a run of failures. Writes only when there was one (the common case writes nothing). */
+  markSucceeding: (db: Executor, id: string) =>
+    db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute(),
+
+  /** Starts a run of failures at `at` unless one is running; returns when the run started. */
+  markFailing: async (db: Executor, id: string, at: Date) =>
+    (await db.updateTable('webhook_endpoints').set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(at)) }))
+      .where('id', '=', id).returning('failing_since').executeTakeFirst())?.failing_since ?? null,
+
+  disableReturning: (db: Executor, id: string, reason: string, at: Date) =>
+    db.updateTable('webhook_endpoints').set({ disabled_at: at, disabled_reason: reason })
+      .where('id', '=', id).where('disabled_at', 'is', null).where('deleted_at', 'is', null).returningAll().executeTakeFirst(),
+
   disable: (db: Executor, id: string, reason: string) =>
     db.updateTable('webhook_endpoints').set({ disabled_at: sql`now()`, disabled_reason: reason })
       .where('id', '=', id).where('disabled_at', 'is', null).execute(),
@@ -83,6 +96,26 @@ export const deliveriesRepo = {
       .where('platform_id', '=', platformId).where('id', '=', id)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]))
       .returning('id').executeTakeFirst(),
+};
+
+export const replayRepo = {
+  /** The ids of the platform's events in [since, until) of the types the endpoint subscribes to, oldest first. */
+  eventIds: async (db: Executor, platformId: string, subscribed: string[], since: Date, until: Date, limit: number) =>
+    (await db.selectFrom('events').select('id')
+      .where('platform_id', '=', platformId).where('created_at', '>=', since).where('created_at', '<', until)
+      .$if(!subscribed.includes('*'), (q) => q.where('type', 'in', subscribed))
+      .orderBy('created_at').orderBy('id').limit(limit).execute()).map((r) => r.id),
+
+  /**
+   * A delivery per event, due now: new rows for events the endpoint never had, and existing ones (whatever their
+   * state) rescheduled with a fresh retry schedule, unless an attempt of theirs is in flight (it is being sent).
+   */
+  schedule: (db: Executor, rows: Insertable<WebhookDeliveriesTable>[]) =>
+    db.insertInto('webhook_deliveries').values(rows)
+      .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doUpdateSet((eb) => ({
+        state: 'pending', next_attempt_at: sql<Date>`now()`, retry_from: eb.ref('webhook_deliveries.attempts'),
+      })).where((eb) => eb.or([eb('webhook_deliveries.locked_until', 'is', null), eb('webhook_deliveries.locked_until', '<=', sql<Date>`now()`)])))
+      .execute(),
 };
 
 export type ClaimedJob = {

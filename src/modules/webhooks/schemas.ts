@@ -60,3 +60,23 @@ export const WebhookDelivery = z
   .openapi('WebhookDelivery');
 
 export const IdParams = z.object({ id: z.string().max(64) });
+
+export const REPLAY_MAX_EVENTS = 10_000;
+
+export const ReplayRequest = z
+  .object({
+    since: z.string().datetime({ offset: true }).openapi({ description: 'ISO 8601; events created at or after this instant', example: '2026-11-20T00:00:00Z' }),
+    until: z.string().datetime({ offset: true }).openapi({ description: 'ISO 8601; events created before this instant', example: '2026-11-21T00:00:00Z' }),
+  })
+  .strict()
+  .openapi('WebhookReplayRequest');
+
+export const ReplayResponse = z
+  .object({
+    object: z.literal('webhook_replay'),
+    endpoint_id: z.string(),
+    since: z.string(),
+    until: z.string(),
+    events: z.number().int().openapi({ description: 'How many events were scheduled for delivery to this endpoint' }),
+  })
+  .openapi('WebhookReplay');

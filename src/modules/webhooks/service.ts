@@ -4,8 +4,10 @@ import { decodeCursor, toPage } from '../../db/pagination.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { newId, newSecret } from '../../lib/ids.js';
 import { recordResponseInTx } from '../idempotency/context.js';
-import { deliveriesRepo, endpointsRepo, type EndpointRow } from './repo.js';
+import { deliveriesRepo, endpointsRepo, replayRepo, type EndpointRow } from './repo.js';
+import { REPLAY_MAX_EVENTS } from './schemas.js';
 import { serializeDelivery, serializeEndpoint } from './serialize.js';
+import type { WebhookSecrets } from './secrets.js';
 import { assertWebhookUrl, policyForEnv, systemResolver, UnsafeUrlError, type Resolver } from './ssrf.js';
 
 export const MAX_ENDPOINTS_PER_PLATFORM = 16;
@@ -15,8 +17,8 @@ export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
 export type CreateEndpointInput = { url: string; subscribed_events: string[]; description?: string };
 type PageQuery = { limit: number; cursor?: string };
 
-export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'env'>; resolve?: Resolver }) {
-  const { db } = deps;
+export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'env'>; secrets: WebhookSecrets; resolve?: Resolver }) {
+  const { db, secrets } = deps;
   const policy = policyForEnv(deps.config.env);
   const resolve = deps.resolve ?? systemResolver;
 
@@ -50,7 +52,7 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'env'
           url: input.url,
           description: input.description ?? null,
           subscribed_events: JSON.stringify(input.subscribed_events),
-          secret,
+          secret: secrets.seal(secret),
           created_at: new Date(),
         });
         // Same transaction as the row: a retry with this Idempotency-Key after a crash gets this answer
@@ -83,7 +85,7 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'env'
       // The answer commits with the roll: a retry after a crash replays this secret rather than rolling
       // twice, which would drop the secret receivers still verify with (previous_secret).
       return db.transaction().execute(async (tx) => {
-        const row = await endpointsRepo.rollSecret(tx, platformId, id, secret, new Date(Date.now() + PREVIOUS_SECRET_TTL_MS));
+        const row = await endpointsRepo.rollSecret(tx, platformId, id, secrets.seal(secret), new Date(Date.now() + PREVIOUS_SECRET_TTL_MS));
         if (!row) throw notFound('webhook endpoint');
         await recordResponseInTx(tx, 200, serializeEndpoint(row, secret));
         return { row, secret };
@@ -94,6 +96,37 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'env'
       await live(platformId, endpointId);
       const rows = await deliveriesRepo.listForEndpoint(db, platformId, endpointId, { limit: q.limit, cursor: decodeCursor(q.cursor) });
       return toPage(rows, q.limit, serializeDelivery);
+    },
+
+    /**
+     * Re-delivers to one endpoint exactly the platform's events created in [since, until) that it subscribes to
+     * (including events from before it existed), each due now with a fresh retry schedule. Refused (nothing
+     * scheduled) for a disabled endpoint, an empty or inverted range, or more than REPLAY_MAX_EVENTS events.
+     */
+    async replay(platformId: string, endpointId: string, range: { since: string; until: string }) {
+      const endpoint = await live(platformId, endpointId);
+      if (endpoint.disabled_at) {
+        throw new AppError('invalid_state', `Cannot replay: endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'disabled'}).`);
+      }
+      const since = new Date(range.since);
+      const until = new Date(range.until);
+      if (!(since < until)) throw new AppError('validation_failed', 'until must be later than since.', 'until');
+      const subscribed = endpoint.subscribed_events as string[];
+      return db.transaction().execute(async (tx) => {
+        const ids = await replayRepo.eventIds(tx, platformId, subscribed, since, until, REPLAY_MAX_EVENTS + 1);
+        if (ids.length > REPLAY_MAX_EVENTS) {
+          throw new AppError('validation_failed', `The range holds more than ${REPLAY_MAX_EVENTS} events; replay it in smaller ranges.`, 'until');
+        }
+        const now = new Date();
+        for (let i = 0; i < ids.length; i += 500) {
+          await replayRepo.schedule(tx, ids.slice(i, i + 500).map((eventId) => ({
+            id: newId('dlv'), event_id: eventId, endpoint_id: endpointId, platform_id: platformId, state: 'pending' as const, created_at: now,
+          })));
+        }
+        const body = { object: 'webhook_replay' as const, endpoint_id: endpointId, since: since.toISOString(), until: until.toISOString(), events: ids.length };
+        await recordResponseInTx(tx, 200, body);
+        return body;
+      });
     },
 
     /**

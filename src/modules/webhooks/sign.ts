@@ -38,3 +38,17 @@ export function verifySignature(opts: {
   const expected = Buffer.from(computeSignature(opts.secret, ts, opts.rawBody), 'hex');
   return parseSignatureHeader(opts.header).some((v) => timingSafeEqual(Buffer.from(v, 'hex'), expected));
 }
+
+/**
+ * Standard Webhooks (standardwebhooks.com), sent beside X-Webhook-Signature so the `standardwebhooks` and Svix
+ * libraries verify deliveries as they are: `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
+ * keyed with the bytes of the secret after `whsec_`, read as base64 (what those libraries do with a whsec_ secret;
+ * ours are 32 base62 characters, which is valid base64 for 24 bytes). Space-separated during a secret roll.
+ */
+export function standardSignatureHeader(secrets: readonly string[], msgId: string, timestamp: number, rawBody: string): string {
+  if (secrets.length === 0) throw new Error('standardSignatureHeader: no secret');
+  return secrets.map((s) => {
+    const key = Buffer.from(s.startsWith('whsec_') ? s.slice(6) : s, 'base64');
+    return `v1,${createHmac('sha256', key).update(`${msgId}.${timestamp}.${rawBody}`, 'utf8').digest('base64')}`;
+  }).join(' ');
+}

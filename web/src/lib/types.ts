@@ -198,6 +198,7 @@ export const EVENT_TYPES = [
   'checkout.session.expired',
   'merchant.created',
   'settlement.completed',
+  'webhook_endpoint.disabled',
 ] as const;
 
 export const ALL_EVENTS = '*';

@@ -19,6 +19,7 @@ export function WebhooksPage() {
           <Button variant="primary" onClick={() => setCreating(true)}>Add endpoint</Button>
         </div>
       </div>
+      <DisabledBanner endpoints={endpoints.data?.data ?? []} />
       <Card padded={false}>
         {endpoints.isError ? (
           <div className="card-body"><Alert tone="error" title="Could not load endpoints">{endpoints.error.message}</Alert></div>
@@ -169,6 +170,14 @@ export function WebhookDetailPage({ id }: { id: string }) {
           <Button variant="danger" onClick={() => setConfirmDelete(true)}>Delete endpoint</Button>
         </div>
       </div>
+      {ep?.status === 'disabled' && (
+        <div className="banner-gap">
+          <Alert tone="warning" title="This endpoint is disabled: nothing is sent to it">
+            {ep.disabled_reason ?? 'It was disabled.'} Events keep being recorded; once your server answers again, create a new endpoint
+            (or ask support to re-enable this one) and use POST /v1/webhooks/endpoints/{ep.id}/replay to re-deliver the missed range.
+          </Alert>
+        </div>
+      )}
       {ep && (
         <Card title="Endpoint">
           <DescriptionList
@@ -230,4 +239,21 @@ export function WebhookDetailPage({ id }: { id: string }) {
 function describeEvents(events: string[]): string {
   if (events.includes(ALL_EVENTS)) return 'All events';
   return events.length > 3 ? `${events.slice(0, 3).join(', ')} +${events.length - 3} more` : events.join(', ');
+}
+
+/** Endpoints the service disabled (5 days failing without a success, or a 410): said once, above the list. */
+function DisabledBanner({ endpoints }: { endpoints: WebhookEndpoint[] }) {
+  const disabled = endpoints.filter((ep) => ep.status === 'disabled');
+  if (disabled.length === 0) return null;
+  return (
+    <div className="banner-gap">
+      <Alert tone="warning" title={disabled.length === 1 ? '1 endpoint is disabled' : `${disabled.length} endpoints are disabled`}>
+        Nothing is sent to a disabled endpoint.{' '}
+        {disabled.map((ep, i) => (
+          <span key={ep.id}>{i > 0 ? ', ' : ''}<Link href={`/dashboard/webhooks/${ep.id}`} className="mono-soft">{ep.url}</Link>{ep.disabled_reason ? ` (${ep.disabled_reason})` : ''}</span>
+        ))}
+        . A webhook_endpoint.disabled event was sent to your other endpoints.
+      </Alert>
+    </div>
+  );
 }

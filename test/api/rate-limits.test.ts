@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { createRateLimiter } from '../../src/api/middleware/rate-limit.js';
+import { BASE, createHarness, type Harness } from '../helpers/harness.js';
+
+/**
+ * Issue 19: per secret key, per client address on the public routes, per address on sign-up/sign-in. Each app
+ * gets a clock of its own that the test moves: recovery after the window without sleeping.
+ */
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ config: { rateLimits: { perSecond: 5, burst: 5, publicPerSecond: 1, publicBurst: 3, authPerMinute: 3 } } });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+function clockedApp() {
+  let t = 1_000_000;
+  const app = buildApp(h.services, { now: () => t });
+  const call = async (method: string, path: string, o: { key?: string; ip?: string; body?: unknown } = {}) => {
+    const headers: Record<string, string> = {};
+    if (o.key) headers.authorization = `Bearer ${o.key}`;
+    if (o.ip) headers['x-forwarded-for'] = o.ip;
+    if (o.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers.origin = BASE;
+    }
+    const res = await app.request(`${BASE}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+  };
+  return { call, advance: (ms: number) => { t += ms; } };
+}
+
+function expectLimited(res: { status: number; headers: Headers; body: any }, policy: string, q: number, w: number) {
+  expect(res.status).toBe(429);
+  expect(res.body.error).toMatchObject({ code: 'rate_limited', type: 'rate_limit_error' });
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(res.headers.get('ratelimit-policy')).toBe(`"${policy}";q=${q};w=${w}`);
+  expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"${policy}";r=0;t=\\d+$`));
+}
+
+describe('per secret key', () => {
+  it('answers 429 with Retry-After and RateLimit headers past the burst, leaves other keys and public routes alone, recovers', async () => {
+    const a = await h.platform();
+    const b = await h.platform();
+    const { call, advance } = clockedApp();
+    for (let i = 0; i < 5; i++) {
+      const ok = await call('GET', '/v1/me', { key: a.secretKey });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('ratelimit-policy')).toBe('"secret-key";q=5;w=1');
+      expect(ok.headers.get('ratelimit')).toBe(`"secret-key";r=${4 - i};t=1`);
+    }
+    const limited = await call('GET', '/v1/me', { key: a.secretKey });
+    expectLimited(limited, 'secret-key', 5, 1);
+    expect(limited.headers.get('retry-after')).toBe('1');
+    // A write is refused before it does anything.
+    const before = await h.count('webhook_endpoints');
+    expectLimited(await call('POST', '/v1/webhooks/endpoints', { key: a.secretKey, body: { url: 'http://127.0.0.1:9/x', subscribed_events: ['*'] } }), 'secret-key', 5, 1);
+    expect(await h.count('webhook_endpoints')).toBe(before);
+
+    expect((await call('GET', '/v1/me', { key: b.secretKey })).status).toBe(200);
+    expect((await call('GET', '/v1/checkout/sessions/cs_live_nope', { ip: '203.0.113.7' })).status).toBe(404);
+
+    advance(199);
+    expect((await call('GET', '/v1/me', { key: a.secretKey })).status).toBe(429);
+    advance(1);
+    expect((await call('GET', '/v1/me', { key: a.secretKey })).status).toBe(200);
+    expect((await call('GET', '/v1/me', { key: a.secretKey })).status).toBe(429);
+    advance(1_000);
+    for (let i = 0; i < 5; i++) expect((await call('GET', '/v1/me', { key: a.secretKey })).status).toBe(200);
+  });
+
+  it('takes a platform\'s own rate (platforms.rate_limit_per_second / rate_limit_burst) over the default', async () => {
+    const p = await h.platform();
+    await h.db.updateTable('platforms').set({ rate_limit_per_second: 1, rate_limit_burst: 2 }).where('id', '=', p.platformId).execute();
+    const { call, advance } = clockedApp();
+    expect((await call('GET', '/v1/me', { key: p.secretKey })).status).toBe(200);
+    expect((await call('GET', '/v1/me', { key: p.secretKey })).status).toBe(200);
+    expectLimited(await call('GET', '/v1/me', { key: p.secretKey }), 'secret-key', 2, 2);
+    advance(1_000);
+    expect((await call('GET', '/v1/me', { key: p.secretKey })).status).toBe(200);
+  });
+});
+
+describe('per client address on the public routes', () => {
+  it('limits session read, invitation read and complete per address; other addresses and keys unaffected; recovers', async () => {
+    const p = await h.platform();
+    const { call, advance } = clockedApp();
+    const ip = '198.51.100.23';
+    expect((await call('GET', '/v1/checkout/sessions/cs_live_nope', { ip })).status).toBe(404);
+    expect((await call('GET', '/v1/merchants/invitations/moi_live_nope', { ip })).status).toBe(404);
+    const complete = { wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', name: 'A', signature: `0x${'11'.repeat(65)}` };
+    expect((await call('POST', '/v1/merchants/invitations/moi_live_nope/complete', { ip, body: complete })).status).toBe(404);
+    expectLimited(await call('GET', '/v1/checkout/sessions/cs_live_nope', { ip }), 'public', 3, 3);
+    expectLimited(await call('GET', '/v1/merchants/invitations/moi_live_nope', { ip }), 'public', 3, 3);
+    expectLimited(await call('POST', '/v1/merchants/invitations/moi_live_nope/complete', { ip, body: complete }), 'public', 3, 3);
+
+    expect((await call('GET', '/v1/checkout/sessions/cs_live_nope', { ip: '198.51.100.24' })).status).toBe(404);
+    expect((await call('GET', '/v1/me', { key: p.secretKey, ip })).status).toBe(200);
+    advance(1_000);
+    expect((await call('GET', '/v1/checkout/sessions/cs_live_nope', { ip })).status).toBe(404);
+    expect((await call('GET', '/v1/checkout/sessions/cs_live_nope', { ip })).status).toBe(429);
+  });
+});
+
+describe('per client address on sign-up and sign-in', () => {
+  it('answers 429 with the same headers past the limit; another address signs up; a minute later it is allowed again', async () => {
+    const { call, advance } = clockedApp();
+    const ip = '192.0.2.77';
+    const signUp = (n: number, from = ip) => call('POST', '/api/auth/sign-up/email', { ip: from, body: { name: 'R', email: `rl${n}-${Date.now()}@example.com`, password: 'correct horse battery' } });
+    for (let i = 0; i < 3; i++) expect((await signUp(i)).status).toBe(200);
+    expectLimited(await signUp(3), 'auth', 3, 60);
+    const signIn = await call('POST', '/api/auth/sign-in/email', { ip, body: { email: 'nobody@example.com', password: 'whatever whatever' } });
+    expectLimited(signIn, 'auth', 3, 60);
+    expect((await signUp(4, '192.0.2.78')).status).toBe(200);
+    advance(20_000);
+    const again = await call('POST', '/api/auth/sign-in/email', { ip, body: { email: 'nobody@example.com', password: 'whatever whatever' } });
+    expect(again.status).toBe(401);
+  });
+});
+
+describe('the limiter itself', () => {
+  it('keeps at most maxKeys buckets, dropping full ones first', () => {
+    let t = 0;
+    const limiter = createRateLimiter({ now: () => t, maxKeys: 3 });
+    const policy = { name: 'x', perSecond: 1, burst: 1 };
+    for (const k of ['a', 'b', 'c']) expect(limiter.take(k, policy).allowed).toBe(true);
+    t = 5_000;
+    expect(limiter.take('d', policy).allowed).toBe(true);
+    expect(limiter.size()).toBeLessThanOrEqual(3);
+    expect(limiter.take('d', policy).allowed).toBe(false);
+  });
+});
