@@ -5,7 +5,7 @@ import type { AppEnv } from '../context.js';
 
 /**
  * Token buckets: `burst` requests at once, refilled at `perSecond`. Per instance and in memory (DESIGN note in
- * docs/integrator-notes.md): with n instances behind a balancer a client may get up to n times the rate.
+ * docs/decisions.md, "Rate limits"): with n instances behind a balancer a client may get up to n times the rate.
  */
 export type RatePolicy = { name: string; perSecond: number; burst: number };
 
