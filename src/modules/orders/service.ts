@@ -321,13 +321,6 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
       return confirmed;
     },
 
-    /** Admin failure operation (DESIGN §4): pending_payment → failed + order.failed. */
-    async fail(id: string, reason: string) {
-      const order = await ordersRepo.findAnyById(db, id);
-      if (!order) throw notFound('order');
-      return db.transaction().execute((tx) => transition(tx, order, 'fail', { failed_at: new Date(), failure_reason: reason }, 'order.failed'));
-    },
-
     /**
      * Sweeper, on the chain's clock: `indexedUntil` is the timestamp of the block up to which the indexer has
      * applied every log at confirmation depth. A pending order whose deadline is before it was not paid in
