@@ -10,6 +10,7 @@ import { testConfig } from '../helpers/harness.js';
 import { createServices } from '../../src/services.js';
 import { openPglite } from '../../src/db/client.js';
 import { createLogger } from '../../src/lib/logger.js';
+import { createWebhookSecrets } from '../../src/modules/webhooks/secrets.js';
 
 /**
  * The real service (`node --import tsx src/main.ts`, production mode, PostgreSQL) killed with SIGKILL at
@@ -165,7 +166,7 @@ const CASES: Record<string, Case> = {
  * finds it pending and enqueues nothing). Rolling a webhook secret is not in this list:
  * a second roll would drop the secret receivers still verify with (checked below on its own).
  */
-const STATE_ONLY = ['POST /v1/developers/keys/{id}/revoke', 'DELETE /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/deliveries/{id}/redeliver', 'POST /v1/webhooks/endpoints/{id}/roll-secret', 'POST /v1/refunds/{id}/cancel'];
+const STATE_ONLY = ['POST /v1/developers/keys/{id}/revoke', 'DELETE /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/deliveries/{id}/redeliver', 'POST /v1/webhooks/endpoints/{id}/roll-secret', 'POST /v1/refunds/{id}/cancel', 'POST /v1/webhooks/endpoints/{id}/replay'];
 
 describe('SIGKILL after the commit, before the response', () => {
   it('has a case for every mutating route that keeps idempotent answers', () => {
@@ -215,8 +216,11 @@ describe('SIGKILL after the commit, before the response', () => {
     }
     expect(retry.status, retry.text).toBe(200);
     const row = (await stack.db.query('select secret, previous_secret from webhook_endpoints where id = $1', [ep.body.id])).rows[0];
-    expect(row.secret).toBe(retry.body.secret);
-    expect(row.previous_secret, 'receivers still holding the pre-roll secret keep verifying').toBe(original);
+    // Secrets are sealed at rest with a key derived from the auth secret (no WEBHOOK_SEAL_KEYS here).
+    const sealed = createWebhookSecrets([stack.env(0).BETTER_AUTH_SECRET!]);
+    expect(row.secret).not.toContain('whsec_');
+    expect(sealed.open(row.secret)).toBe(retry.body.secret);
+    expect(sealed.open(row.previous_secret), 'receivers still holding the pre-roll secret keep verifying').toBe(original);
   }, 60_000);
 });
 
