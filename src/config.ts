@@ -162,7 +162,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     // Several comma-separated tokens are all accepted: rotation adds the new one, rolls the instances, then
     // drops the old one (docs/security.md).
     adminToken: read(env, 'ADMIN_TOKEN', z.string().refine((v) => v.split(',').every((t) => t.trim().length >= 24), 'each token must be at least 24 characters').optional()) ?? null,
-    betterAuthSecret: read(env, 'BETTER_AUTH_SECRET', z.string().min(32, 'must be at least 32 characters').optional()) ?? null,
+    // May list the current secret and the previous ones, comma-separated: the first signs sessions and seals; all
+    // open what was sealed (stored idempotent answers, derived webhook seal keys) while a rotation rolls out.
+    betterAuthSecret: read(env, 'BETTER_AUTH_SECRET', z.string().refine((v) => v.split(',').every((t) => t.trim().length >= 32), 'each secret must be at least 32 characters').optional()) ?? null,
     reserveHoldDays: read(env, 'RESERVE_HOLD_DAYS', int(0, 365).default(7)),
     devnetRpcPort: read(env, 'DEVNET_RPC_PORT', int(1, 65535).default(8545)),
     trustProxyHops: read(env, 'TRUST_PROXY_HOPS', int(0, 10).default(0)),
@@ -190,10 +192,11 @@ function requireProductionSecrets(config: Config) {
   const required: [keyof Config, string][] = [
     ['databaseUrl', 'DATABASE_URL'],
     ['signerPrivateKey', 'SIGNER_PRIVATE_KEY'],
-    ['operatorPrivateKey', 'OPERATOR_PRIVATE_KEY'],
     ['serviceTreasury', 'SERVICE_TREASURY'],
     ['betterAuthSecret', 'BETTER_AUTH_SECRET'],
   ];
+  // Only workers send operator transactions (the API enqueues them): an API instance need not hold the key.
+  if (config.role !== 'api') required.splice(2, 0, ['operatorPrivateKey', 'OPERATOR_PRIVATE_KEY']);
   for (const [key, name] of required) {
     if (config[key] === null) throw new ConfigError(name, 'is required when a chain RPC is configured (production)');
   }

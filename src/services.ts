@@ -29,6 +29,7 @@ export type ServiceDeps = {
   config: Config;
   database: Database;
   logger: Logger;
+  /** BETTER_AUTH_SECRET (or the devnet's): the current secret, then any previous ones, comma-separated. */
   authSecret: string;
   metrics?: Metrics;
 };
@@ -80,16 +81,18 @@ export function createServices(deps: ServiceDeps) {
     applyRefundCancelled: refunds.applyRefundCancelled,
   } satisfies IndexerHooks);
   // Webhook secrets at rest: WEBHOOK_SEAL_KEYS, else a key derived from the auth secret (modules/webhooks/secrets.ts).
-  const webhookSecrets = createWebhookSecrets(config.webhookSealKeys.length ? config.webhookSealKeys : [deps.authSecret]);
+  // BETTER_AUTH_SECRET may list the current secret and previous ones (rotation, docs/security.md).
+  const authSecrets = deps.authSecret.split(',').map((s) => s.trim());
+  const webhookSecrets = createWebhookSecrets(config.webhookSealKeys.length ? config.webhookSealKeys : authSecrets);
   const indexer = createIndexer({ db, config, chains, orders, hooks: () => indexerHooks, logger, metrics });
   return {
     config,
     database,
     logger,
     metrics,
-    auth: createAuth(config, db, deps.authSecret, logger),
+    auth: createAuth(config, db, authSecrets[0]!, logger),
     health: createHealthService(config, database),
-    idempotency: createIdempotencyService(db, createSealer(deps.authSecret, 'trisettle/idempotency-responses/v1')),
+    idempotency: createIdempotencyService(db, createSealer(authSecrets, 'trisettle/idempotency-responses/v1')),
     keys,
     platforms,
     events: createEventsService(db),

@@ -51,12 +51,12 @@ export type ReqOpts = { body?: unknown; raw?: string; headers?: Record<string, s
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
 
-export async function createHarness(opts: { config?: Partial<Config>; chains?: ChainConfig[]; database?: Database; logger?: Logger } = {}) {
+export async function createHarness(opts: { config?: Partial<Config>; chains?: ChainConfig[]; database?: Database; logger?: Logger; authSecret?: string } = {}) {
   const database = opts.database ?? (await freshDatabase());
   await migrate(database.db);
   const config = testConfig(opts.config, opts.chains);
   const logger = opts.logger ?? createLogger('silent', config.env);
-  const services: Services = createServices({ config, database, logger, authSecret: 'test-secret-test-secret-test-secret-0123' });
+  const services: Services = createServices({ config, database, logger, authSecret: opts.authSecret ?? 'test-secret-test-secret-test-secret-0123' });
   const app: App = buildApp(services);
   let emailSeq = 0;
   let signUpSeq = 0;

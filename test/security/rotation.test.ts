@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { revertOf } from '../helpers/chain.js';
 import { createFlow, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { resealAll } from '../../src/modules/webhooks/secrets.js';
 
 const OLD = 'adm_old_token_0123456789abcdef';
 const NEW = 'adm_new_token_0123456789abcdef';
@@ -70,5 +71,41 @@ describe('signer rotation on the router', () => {
     const fresh = (await orderFrom(next, 'rot-4')).body;
     const { paid } = await payAsBuyer(f.chain, f.chain.buyers[2]!, fresh);
     expect(paid).toHaveLength(1);
+  });
+});
+
+describe('session secret rotation (BETTER_AUTH_SECRET)', () => {
+  const S1 = 'first-session-secret-0123456789-abcdefghij';
+  const S2 = 'second-session-secret-0123456789-abcdefghij';
+  let before: Harness;
+  let during: Harness;
+  let after: Harness;
+  beforeAll(async () => {
+    before = await createHarness({ authSecret: S1 });
+    during = await createHarness({ authSecret: `${S2},${S1}`, database: before.database });
+    after = await createHarness({ authSecret: S2, database: before.database });
+  });
+  afterAll(async () => { await before.close(); });
+
+  it('keeps sealed answers and webhook secrets readable while both are listed; only dashboard sessions end', async () => {
+    const p = await before.platform();
+    const body = { url: 'https://93.184.215.14/rotation', subscribed_events: ['order.confirmed'] };
+    const created = await before.request('POST', '/v1/webhooks/endpoints', { key: p.secretKey, body, idem: 'rotate-1' });
+    expect(created.status).toBe(201);
+    const row = () => before.db.selectFrom('webhook_endpoints').select(['secret']).where('id', '=', created.body.id).executeTakeFirstOrThrow();
+
+    // During the roll-out: the idempotent answer sealed under S1 replays, the webhook secret opens.
+    const replay = await during.request('POST', '/v1/webhooks/endpoints', { key: p.secretKey, body, idem: 'rotate-1' });
+    expect([replay.status, replay.headers.get('idempotent-replayed'), replay.body.secret]).toEqual([201, 'true', created.body.secret]);
+    expect(during.services.webhookSecrets.open((await row()).secret)).toBe(created.body.secret);
+    // Start-up re-seals with the new secret; then an instance that lists only S2 signs deliveries with it.
+    expect((await resealAll(during.db, during.services.webhookSecrets)).unreadable).toEqual([]);
+    expect(after.services.webhookSecrets.open((await row()).secret)).toBe(created.body.secret);
+    expect(() => before.services.webhookSecrets.open('s1:00000000:v1:AAAA')).toThrow();
+
+    // API keys are unaffected; a dashboard session signed with S1 is not accepted once S2 signs sessions.
+    expect((await after.request('GET', '/v1/me', { key: p.secretKey })).status).toBe(200);
+    expect((await before.request('GET', '/v1/me', { cookie: p.cookie })).status).toBe(200);
+    expect((await after.request('GET', '/v1/me', { cookie: p.cookie })).status).toBe(401);
   });
 });

@@ -198,6 +198,19 @@ describe('config: bad values fail at start, naming the variable', () => {
     expect(err.message).toContain(variable);
   });
 
+  it('requires the operator key only where workers run: an --role api instance never signs an operator transaction', () => {
+    const { OPERATOR_PRIVATE_KEY: _, ...withoutOperator } = PRODUCTION;
+    expect(loadConfig(withoutOperator, ['node', 'main.ts', '--role', 'api']).operatorPrivateKey).toBeNull();
+    expect(configError(withoutOperator, ['node', 'main.ts', '--role', 'worker']).message).toMatch(/OPERATOR_PRIVATE_KEY is required/);
+    expect(configError(withoutOperator).message).toMatch(/OPERATOR_PRIVATE_KEY is required/);
+  });
+
+  it('accepts several admin tokens and session secrets (rotation), each long enough', () => {
+    const c = loadConfig({ ...PRODUCTION, BETTER_AUTH_SECRET: `${'n'.repeat(32)},${'o'.repeat(32)}` }, []);
+    expect(c.betterAuthSecret).toBe(`${'n'.repeat(32)},${'o'.repeat(32)}`);
+    expect(configError({ ...PRODUCTION, BETTER_AUTH_SECRET: `${'n'.repeat(32)},short` }).message).toMatch(/BETTER_AUTH_SECRET/);
+  });
+
   it('says a missing dependent variable is required rather than quoting a schema message', () => {
     expect(configError({ RPC_URL_84532: 'http://127.0.0.1:8545' }).message).toBe('Invalid configuration: ROUTER_ADDRESS_84532 is required');
   });
