@@ -111,9 +111,12 @@ describe.runIf(TEST_DB === 'postgres')('public session cache across instances (P
     const there = reader(other, s.session_token);
     expect((await here()).order.state).toBe('pending_payment');
     expect((await there()).order.state).toBe('pending_payment');
-    // The other instance fails the order (the operator route): this one hears of it.
+    // The other instance fails the order (the operator route, then its indexer applies the on-chain
+    // cancellation as it would from PayOrderCancelled): this one hears of it.
     const failed = await other.request('POST', `/_/orders/${s.order_id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'fraud review' } });
-    expect(failed.status).toBe(200);
+    expect(failed.status).toBe(202);
+    const orderOnchainId = (await there()).order.eip712.message.orderId;
+    await other.db.transaction().execute((tx) => other.services.indexerHooks.applyPayOrderCancelled!(tx, { chainId: 84532, orderOnchainId, txHash: `0x${'cd'.repeat(32)}`, blockTime: new Date() }));
     await until('the failed order on this instance', async () => (await here()).order.state === 'failed');
     expect((await there()).order.state).toBe('failed');
   });
