@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
 import { loadConfig } from '../../src/config.js';
 import { revertOf } from '../helpers/chain.js';
-import { createFlow, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
+import { balanceOf, createFlow, driveOperator, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { resealAll } from '../../src/modules/webhooks/secrets.js';
 
@@ -107,5 +107,59 @@ describe('session secret rotation (BETTER_AUTH_SECRET)', () => {
     expect((await after.request('GET', '/v1/me', { key: p.secretKey })).status).toBe(200);
     expect((await before.request('GET', '/v1/me', { cookie: p.cookie })).status).toBe(200);
     expect((await after.request('GET', '/v1/me', { cookie: p.cookie })).status).toBe(401);
+  });
+});
+
+describe('operator rotation on the router', () => {
+  let f: Flow;
+  let next: Harness;
+  let setup: Awaited<ReturnType<typeof setupPlatform>>;
+  const newOperator = generatePrivateKey();
+  beforeAll(async () => {
+    f = await createFlow();
+    setup = await setupPlatform(f.h);
+    await f.chain.anvil.setBalance({ address: privateKeyToAccount(newOperator).address, value: 10n ** 20n });
+  });
+  afterAll(async () => { await next?.close(); await f.close(); });
+
+  it('while the key rolls out, refunds go out at once (anyone may submit one) and a batch refused with NotOperator is rebuilt and sent by the new key once setOperator lands', async () => {
+    const o = (await f.h.request('POST', '/v1/orders', { key: setup.p.secretKey, body: { merchant_id: setup.m.external_id, order_no: 'rot-op-1', chain_id: 84532, token: 'USDC', amount: '20.00' } })).body;
+    await payAsBuyer(f.chain, f.chain.buyers[0]!, o);
+    await f.chain.mine(1);
+    await f.h.services.indexer.runOnce(84532);
+    // The workers restart with the new key before the owner has called setOperator.
+    const newAddress = privateKeyToAccount(newOperator).address;
+    next = await createHarness({ database: f.h.database, chains: [...f.h.config.chains.values()], config: { ...f.h.config, operatorPrivateKey: newOperator } });
+    const refund = await next.request('POST', '/v1/refunds', { key: setup.p.secretKey, body: { order_id: o.id, amount: '1.00' } });
+    expect([refund.status, refund.body.state]).toEqual([201, 'pending']);
+    await next.services.refunds.runOnce();
+    await driveOperator(next, f.chain);
+    await f.chain.mine(1);
+    await next.services.indexer.runOnce(84532);
+    const refunded = (await next.request('GET', `/v1/refunds?order_id=${o.id}`, { key: setup.p.secretKey })).body.data[0];
+    expect(refunded.state).toBe('completed');
+    expect((await f.chain.publicClient.getTransaction({ hash: refunded.tx_hash })).from).toBe(newAddress.toLowerCase());
+
+    // Past the hold: the batch simulated with the new key before setOperator is refused, nothing moves.
+    await f.chain.increaseTime(7 * 86_400 + 60);
+    const reserve = async () => (await f.chain.publicClient.readContract({ address: f.chain.router, abi: paymentRouterAbi, functionName: 'orders', args: [o.eip712.message.orderId] })).reserve;
+    const held = await reserve();
+    expect(held).toBeGreaterThan(0n);
+    await next.services.settlements.runOnce();
+    await driveOperator(next, f.chain);
+    const refused = (await next.services.operatorTxs.list(84532)).filter((t) => t.purpose === 'settlement');
+    expect(refused.map((t) => [t.state, t.error])).toEqual([['rejected', 'NotOperator']]);
+    expect(await reserve()).toBe(held);
+
+    await f.chain.confirm(await f.chain.walletClientFor(f.chain.owner).writeContract({ address: f.chain.router, abi: paymentRouterAbi, functionName: 'setOperator', args: [newAddress] }));
+    const merchantBefore = await balanceOf(f.chain, setup.merchantWallet);
+    await next.services.settlements.runOnce();
+    await driveOperator(next, f.chain);
+    await f.chain.mine(1);
+    await next.services.indexer.runOnce(84532);
+    expect(await reserve()).toBe(0n);
+    expect((await balanceOf(f.chain, setup.merchantWallet)) - merchantBefore).toBe(held);
+    const sent = (await next.services.operatorTxs.list(84532)).filter((t) => t.purpose === 'settlement');
+    expect(sent.map((t) => t.state).sort()).toEqual(['done', 'rejected']);
   });
 });
