@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../db/client.js';
 
 export type IdemKey = { scope: string; key: string };
@@ -38,5 +37,3 @@ export const idempotencyRepo = {
     db.deleteFrom('idempotency_keys').where('scope', '=', k.scope).where('key', '=', k.key)
       .where('created_at', '<', createdBefore).execute(),
 };
-
-export const nowSql = sql`now()`;

@@ -81,8 +81,3 @@ export function isRangeError(err: unknown): boolean {
   const text = `${(err as { message?: string })?.message ?? ''} ${(err as { details?: string })?.details ?? ''}`.toLowerCase();
   return /block range|range (is )?too (large|wide)|too many (results|logs|blocks)|limit exceeded|query returned more than|exceed(s|ed)? .*(range|limit)|response size/.test(text);
 }
-
-export function isRateLimited(err: unknown): boolean {
-  const e = err as { status?: number; message?: string; code?: number };
-  return e?.status === 429 || e?.code === 429 || /429|rate limit|too many requests/i.test(e?.message ?? '');
-}

@@ -31,13 +31,3 @@ export function computeSplit(amount: bigint, serviceFeeBps: number, platformFeeB
   const reserveHold = (merchantGross * BigInt(reserveBps)) / BPS;
   return { serviceFee, platformFee, merchantGross, reserveHold, merchantAvailable: merchantGross - reserveHold };
 }
-
-export function splitToJson(s: Split) {
-  return {
-    service_fee: s.serviceFee.toString(),
-    platform_fee: s.platformFee.toString(),
-    merchant_gross: s.merchantGross.toString(),
-    reserve_hold: s.reserveHold.toString(),
-    merchant_available: s.merchantAvailable.toString(),
-  };
-}
