@@ -141,6 +141,16 @@ describe('merchant invitations', () => {
     expect(await h.count('invitations')).toBe(n);
   });
 
+  it('refuses an invitation on a chain the deployment does not run (8453 here) with 422 unsupported_chain, writing nothing', async () => {
+    const n = await h.count('invitations');
+    const res = await h.request('POST', '/v1/merchants/invitations', { key: p.secretKey, body: { external_id: 'main-net-inv', suggested_name: 'Main', chain_id: 8453 } });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'unsupported_chain', param: 'chain_id' });
+    expect(await h.count('invitations')).toBe(n);
+    const listed = await h.request('GET', '/v1/merchants/invitations', { key: p.secretKey });
+    expect(listed.body.data.some((i: { external_id: string }) => i.external_id === 'main-net-inv')).toBe(false);
+  });
+
   it('refuses malformed completion bodies with 422', async () => {
     const inv = await invite();
     const acct = privateKeyToAccount(generatePrivateKey());

@@ -52,6 +52,22 @@ describe('sub-merchants', () => {
     expect(await h.count('merchants')).toBe(n);
   });
 
+  it('refuses a merchant on a chain the deployment does not run (8453 here) with 422 unsupported_chain, writing nothing', async () => {
+    const n = await h.count('merchants');
+    const events = await h.count('events');
+    const res = await h.request('POST', '/v1/onboarding/merchants', {
+      key: p.secretKey, body: { external_id: 'main-net', name: 'Main', merchant_wallet: WALLETS.merchant, chain_id: 8453 },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'unsupported_chain', param: 'chain_id' });
+    expect(await h.count('merchants')).toBe(n);
+    expect(await h.count('events')).toBe(events);
+    // The external_id is still free: nothing was half-written.
+    expect((await h.request('POST', '/v1/onboarding/merchants', {
+      key: p.secretKey, body: { external_id: 'main-net', name: 'Main', merchant_wallet: WALLETS.merchant, chain_id: 84532 },
+    })).status).toBe(201);
+  });
+
   it('lists with cursor pagination and isolates tenants', async () => {
     const q = await h.platform();
     const ids = [];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, cookieFrom, createHarness, type Harness } from '../helpers/harness.js';
+import { API_ONLY_CHAIN, BASE, cookieFrom, createHarness, type Harness } from '../helpers/harness.js';
 
 const WALLET = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 const valid = (over: Record<string, unknown> = {}) => ({
@@ -75,17 +75,41 @@ describe('account → platform, end to end', () => {
     }
   });
 
-  it('accepts the main network (8453) and the bounds of basis points', async () => {
+  it('accepts the bounds of basis points', async () => {
     const u = await h.signUp();
     const res = await h.request('POST', '/v1/onboarding/self', {
       cookie: u.cookie,
-      body: valid({ chain_id: 8453, platform_fee_bps: 10_000 - h.config.serviceFeeBps, default_reserve_bps: 10_000 }),
+      body: valid({ platform_fee_bps: 10_000 - h.config.serviceFeeBps, default_reserve_bps: 10_000 }),
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ chain_id: 8453, platform_fee_bps: 9900, default_reserve_bps: 10_000 });
+    expect(res.body).toMatchObject({ chain_id: 84532, platform_fee_bps: 9900, default_reserve_bps: 10_000 });
     const zero = await h.signUp();
     const res0 = await h.request('POST', '/v1/onboarding/self', { cookie: zero.cookie, body: valid({ platform_fee_bps: 0, default_reserve_bps: 0 }) });
     expect(res0.status).toBe(201);
+  });
+
+  it('refuses the main network (8453) with 422 unsupported_chain where the deployment runs only 84532, writing nothing', async () => {
+    const u = await h.signUp();
+    const platforms = await h.count('platforms');
+    const keys = await h.count('api_keys');
+    const res = await h.request('POST', '/v1/onboarding/self', { cookie: u.cookie, body: valid({ chain_id: 8453 }) });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'unsupported_chain', param: 'chain_id' });
+    expect(await h.count('platforms')).toBe(platforms);
+    expect(await h.count('api_keys')).toBe(keys);
+    expect((await h.request('GET', '/v1/me', { cookie: u.cookie })).body.onboarded).toBe(false);
+  });
+
+  it('accepts 8453 on a deployment that runs it', async () => {
+    const h2 = await createHarness({ chains: [{ ...API_ONLY_CHAIN, chainId: 8453 }] });
+    try {
+      const u = await h2.signUp();
+      const res = await h2.request('POST', '/v1/onboarding/self', { cookie: u.cookie, body: valid({ chain_id: 8453 }) });
+      expect(res.status).toBe(201);
+      expect(res.body.chain_id).toBe(8453);
+    } finally {
+      await h2.close();
+    }
   });
 });
 

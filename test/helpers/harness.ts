@@ -40,6 +40,14 @@ export async function freshDatabase(): Promise<Database & { url?: string }> {
   };
 }
 
+/**
+ * The chain a harness runs when a test names none: platforms, merchants and invitations are refused
+ * (422 unsupported_chain) on a chain the deployment does not run. Nothing here calls its RPC.
+ */
+export const API_ONLY_CHAIN: ChainConfig = {
+  chainId: 84532, rpcUrl: 'http://127.0.0.1:9', router: '0x5FbDB2315678afecb367f032d93F642f64180aa3', usdc: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512', confirmations: 1,
+};
+
 export function testConfig(overrides: Partial<Config> = {}, chains: ChainConfig[] = []): Config {
   // In-process requests have no socket: the tests stand behind one proxy and name the client in X-Forwarded-For.
   const base = loadConfig({ PORT: '3000', LOG_LEVEL: 'silent', ADMIN_TOKEN, TRUST_PROXY_HOPS: '1' }, []);
@@ -54,7 +62,7 @@ export type Harness = Awaited<ReturnType<typeof createHarness>>;
 export async function createHarness(opts: { config?: Partial<Config>; chains?: ChainConfig[]; database?: Database; logger?: Logger; authSecret?: string } = {}) {
   const database = opts.database ?? (await freshDatabase());
   await migrate(database.db);
-  const config = testConfig(opts.config, opts.chains);
+  const config = testConfig(opts.config, opts.chains ?? [API_ONLY_CHAIN]);
   const logger = opts.logger ?? createLogger('silent', config.env);
   const services: Services = createServices({ config, database, logger, authSecret: opts.authSecret ?? 'test-secret-test-secret-test-secret-0123' });
   const app: App = buildApp(services);

@@ -31,7 +31,11 @@ const complete = createRoute({
 });
 
 export const invitationRoutes = createRouter()
-  .openapi(create, async (c) => c.json(await c.get('services').invitations.create(platformIdOf(c.get('principal')), c.req.valid('json')), 201))
+  .openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    c.get('services').chains.get(body.chain_id); // 422 unsupported_chain before anything is written: it could never be paid
+    return c.json(await c.get('services').invitations.create(platformIdOf(c.get('principal')), body), 201);
+  })
   .openapi(list, async (c) => c.json(await c.get('services').invitations.listRecent(platformIdOf(c.get('principal'))), 200))
   .openapi(read, async (c) => c.json(await c.get('services').invitations.readPublic(c.req.valid('param').token, c.req.valid('query').wallet), 200))
   .openapi(complete, async (c) => {

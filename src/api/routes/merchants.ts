@@ -23,7 +23,9 @@ const get = createRoute({
 
 export const merchantRoutes = createRouter()
   .openapi(create, async (c) => {
-    const row = await c.get('services').merchants.create(platformIdOf(c.get('principal')), c.req.valid('json'));
+    const body = c.req.valid('json');
+    c.get('services').chains.get(body.chain_id); // 422 unsupported_chain before anything is written: it could never be paid
+    const row = await c.get('services').merchants.create(platformIdOf(c.get('principal')), body);
     return c.json(serializeMerchant(row), 201);
   })
   .openapi(list, async (c) => c.json(await c.get('services').merchants.list(platformIdOf(c.get('principal')), c.req.valid('query')), 200))

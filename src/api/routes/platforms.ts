@@ -18,6 +18,9 @@ const route = createRoute({
 export const platformRoutes = createRouter().openapi(route, async (c) => {
   const p = c.get('principal');
   if (p.kind !== 'session') throw new AppError('forbidden');
-  const result = await c.get('services').platforms.onboardSelf(p.userId, c.req.valid('json'));
+  const body = c.req.valid('json');
+  // A platform on a chain this deployment does not run could never be paid: 422 unsupported_chain, nothing written.
+  c.get('services').chains.get(body.chain_id);
+  const result = await c.get('services').platforms.onboardSelf(p.userId, body);
   return c.json(serializeOnboarded(result), 201);
 });
