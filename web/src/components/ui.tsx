@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 import { linkClick } from '../lib/router';
-import { humanize } from '../lib/format';
+import { humanize, shortHex } from '../lib/format';
+import { chainName, isTestNetwork } from '../lib/chains';
 
 type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: 'primary' | 'secondary' | 'danger' | 'ghost'; loading?: boolean; size?: 'sm' | 'md' | 'lg'; block?: boolean };
 
@@ -47,22 +48,23 @@ export function Field({ label, hint, error, suffix, id, className = '', ...rest 
   );
 }
 
-type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & { label: string; options: { value: string; label: string }[]; hint?: string };
+type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & { label: string; options: { value: string; label: string }[]; hint?: string; error?: string | null };
 
-export function Select({ label, options, hint, id, className = '', ...rest }: SelectProps) {
+export function Select({ label, options, hint, error, id, className = '', ...rest }: SelectProps) {
   const auto = useId();
   const selectId = id ?? auto;
+  const hintId = `${selectId}-hint`;
   return (
     <div className={`field ${className}`}>
       <label htmlFor={selectId}>{label}</label>
-      <select id={selectId} {...rest}>
+      <select id={selectId} aria-invalid={error ? true : undefined} aria-describedby={error ? hintId : undefined} {...rest}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
           </option>
         ))}
       </select>
-      {hint !== undefined && <p className="field-hint">{hint || '\u00a0'}</p>}
+      {error ? <p id={hintId} className="field-error">{error}</p> : hint !== undefined && <p className="field-hint">{hint || '\u00a0'}</p>}
     </div>
   );
 }
@@ -240,6 +242,33 @@ export function Logo({ small = false }: { small?: boolean }) {
         <path d="M9 11h14M16 11v12M10.5 23h11" stroke="#fff" strokeWidth="2.6" strokeLinecap="round" />
       </svg>
       <span>Trisettle</span>
+    </span>
+  );
+}
+
+/** The one way a chain is named: "Base Sepolia" with a visible "Test network" badge, or "Base". */
+export function ChainName({ chainId }: { chainId: number }) {
+  return (
+    <span className="chain-name">
+      {chainName(chainId)}
+      {isTestNetwork(chainId) && <span className="badge badge-amber testnet-badge">Test network</span>}
+    </span>
+  );
+}
+
+/**
+ * An id, address or hash: monospace, shortened in the middle when long (0x1234…abcd, never wrapped), the
+ * full value in the tooltip, and a copy button that copies all of it.
+ */
+export function Hash({ value, head = 6, tail = 4, copy = true, href }: { value: string; head?: number; tail?: number; copy?: boolean; href?: string | null }) {
+  const short = value.startsWith('0x') ? shortHex(value, head, tail) : value;
+  const text = href
+    ? <a className="mono hash-text" href={href} target="_blank" rel="noreferrer" title={value}>{short}</a>
+    : <span className="mono hash-text" title={value}>{short}</span>;
+  return (
+    <span className="hash">
+      {text}
+      {copy && <CopyButton value={value} label="Copy" />}
     </span>
   );
 }

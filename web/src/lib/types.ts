@@ -45,7 +45,7 @@ export type Invitation = {
   suggested_name: string;
   state: 'pending' | 'completed' | 'expired';
   wallet: string | null;
-  chain_id?: number;
+  chain_id: number;
   reserve_bps?: number;
   expires_at: string;
   created_at: string;
@@ -205,4 +205,3 @@ export const ALL_EVENTS = '*';
 
 export const ORDER_STATES: OrderState[] = ['pending_payment', 'confirmed', 'partially_refunded', 'refunded', 'failed', 'expired'];
 
-export const CHAINS: Record<number, string> = { 84532: 'Base Sepolia (test)', 8453: 'Base (beta)' };

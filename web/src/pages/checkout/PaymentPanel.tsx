@@ -3,6 +3,7 @@ import { isAddressEqual, type Address } from 'viem';
 import { useConnection } from 'wagmi';
 import { Alert, Button } from '../../components/ui';
 import { shortHex } from '../../lib/format';
+import { chainName } from '../../lib/chains';
 import { formatBase, formatHuman } from '../../lib/money';
 import type { CheckoutSession } from '../../lib/types';
 import { chainFromSession } from '../../wallet/config';
@@ -68,10 +69,10 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
           ) : wrongNetwork ? (
             <div className="network-check">
               <Alert tone="warning" title="Wrong network">
-                Your wallet is on another network. This payment is made on {session.chain.name}.
+                Your wallet is on another network. This payment is made on {chainName(session.chain.chain_id)}.
               </Alert>
               <Button variant="primary" size="lg" block loading={phase === 'switching'} onClick={pay.switchNetwork}>
-                Switch to {session.chain.name}
+                Switch to {chainName(session.chain.chain_id)}
               </Button>
             </div>
           ) : pay.funds.isPending ? (

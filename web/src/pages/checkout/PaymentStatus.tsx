@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import { shortHex } from '../../lib/format';
+import { Hash } from '../../components/ui';
 import type { Phase } from './usePayment';
 
 const ORDER: Phase[] = ['submitted', 'confirming', 'confirmed'];
@@ -32,11 +32,7 @@ export function PaymentStatus({ phase, confirmations, required, hash, explorer }
           {hash && (
             <p className="status-hash">
               Transaction{' '}
-              {explorer ? (
-                <a href={`${explorer.replace(/\/$/, '')}/tx/${hash}`} target="_blank" rel="noreferrer" className="mono">{shortHex(hash, 10, 8)}</a>
-              ) : (
-                <span className="mono" title={hash}>{shortHex(hash, 10, 8)}</span>
-              )}
+              <Hash value={hash} head={10} tail={8} href={explorer ? `${explorer.replace(/\/$/, '')}/tx/${hash}` : null} />
             </p>
           )}
         </>

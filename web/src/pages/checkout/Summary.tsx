@@ -1,4 +1,5 @@
 import { formatBase, formatHuman } from '../../lib/money';
+import { ChainName } from '../../components/ui';
 import type { CheckoutSession } from '../../lib/types';
 
 /** Left column: who is paid, how much, and how the payment is split on-chain. All amounts from base units. */
@@ -44,7 +45,7 @@ export function OrderSummary({ session }: { session: CheckoutSession }) {
         </tbody>
       </table>
       <p className="summary-note">
-        Paid on {session.chain.name}. Fees come out of the total; you pay nothing extra apart from the network fee in ETH.
+        Paid on <ChainName chainId={session.chain.chain_id} />. Fees come out of the total; you pay nothing extra apart from the network fee in ETH.
       </p>
     </div>
   );

@@ -1,9 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { isAddress } from 'viem';
-import { Alert, Badge, Button, Card, Empty, Field, Modal, Mono, SecretReveal, Select, SkeletonRows } from '../../components/ui';
+import { Alert, Badge, Button, Card, ChainName, Empty, Field, Hash, Modal, SecretReveal, Select, SkeletonRows } from '../../components/ui';
 import { api } from '../../lib/api';
-import { formatDate, relativeTime, shortHex } from '../../lib/format';
+import { CHAIN_OPTIONS } from '../../lib/chains';
+import { formatDate, relativeTime } from '../../lib/format';
 import { formatBps } from '../../lib/money';
 import { useTitle } from '../../lib/router';
 import type { Invitation, List, Merchant } from '../../lib/types';
@@ -35,13 +36,14 @@ export function MerchantsPage() {
         ) : (
           <div className="table-scroll">
             <table className="table" aria-label="Merchants">
-              <thead><tr><th scope="col">Name</th><th scope="col">Merchant ID</th><th scope="col">Wallet</th><th scope="col" className="num">Reserve</th><th scope="col">Status</th><th scope="col">Added</th></tr></thead>
+              <thead><tr><th scope="col">Name</th><th scope="col">Merchant ID</th><th scope="col">Wallet</th><th scope="col">Network</th><th scope="col" className="num">Reserve</th><th scope="col">Status</th><th scope="col">Added</th></tr></thead>
               <tbody>
-                {paged.query.isPending ? <SkeletonRows cols={6} /> : paged.rows.map((m) => (
+                {paged.query.isPending ? <SkeletonRows cols={7} /> : paged.rows.map((m) => (
                   <tr key={m.id}>
                     <td className="strong">{m.name}</td>
                     <td className="mono-soft">{m.external_id}</td>
-                    <td><Mono title={m.merchant_wallet}>{shortHex(m.merchant_wallet, 8, 6)}</Mono></td>
+                    <td><Hash value={m.merchant_wallet} head={8} tail={6} /></td>
+                    <td><ChainName chainId={m.chain_id} /></td>
                     <td className="num">{formatBps(m.reserve_bps)}</td>
                     <td><Badge state={m.state} /></td>
                     <td className="muted nowrap">{formatDate(m.created_at)}</td>
@@ -62,14 +64,15 @@ export function MerchantsPage() {
         ) : (
           <div className="table-scroll">
             <table className="table" aria-label="Invitations">
-              <thead><tr><th scope="col">Merchant ID</th><th scope="col">Suggested name</th><th scope="col">Status</th><th scope="col">Wallet</th><th scope="col">Expires</th><th scope="col">Created</th></tr></thead>
+              <thead><tr><th scope="col">Merchant ID</th><th scope="col">Suggested name</th><th scope="col">Network</th><th scope="col">Status</th><th scope="col">Wallet</th><th scope="col">Expires</th><th scope="col">Created</th></tr></thead>
               <tbody>
                 {invitations.data!.data.map((i) => (
                   <tr key={i.id}>
                     <td className="mono-soft">{i.external_id}</td>
                     <td>{i.suggested_name}</td>
+                    <td><ChainName chainId={i.chain_id} /></td>
                     <td><Badge state={i.state} /></td>
-                    <td>{i.wallet ? <Mono title={i.wallet}>{shortHex(i.wallet, 8, 6)}</Mono> : <span className="muted">—</span>}</td>
+                    <td>{i.wallet ? <Hash value={i.wallet} head={8} tail={6} /> : <span className="muted">—</span>}</td>
                     <td className="muted nowrap">{i.state === 'pending' ? relativeTime(i.expires_at) : formatDate(i.expires_at)}</td>
                     <td className="muted nowrap">{formatDate(i.created_at)}</td>
                   </tr>
@@ -85,7 +88,6 @@ export function MerchantsPage() {
   );
 }
 
-const CHAIN_OPTIONS = [{ value: '84532', label: 'Base Sepolia (test network)' }, { value: '8453', label: 'Base (main network, beta)' }];
 
 function NewMerchantModal({ onClose }: { onClose: () => void }) {
   const qc = useQueryClient();
@@ -126,7 +128,7 @@ function NewMerchantModal({ onClose }: { onClose: () => void }) {
         </div>
         <Field label="Payout wallet" name="merchant_wallet" value={f.merchant_wallet} onChange={set('merchant_wallet')} error={errors.merchant_wallet} placeholder="0x…" spellCheck={false} className="mono-input" />
         <div className="form-row">
-          <Select label="Network" name="chain_id" value={f.chain_id} onChange={set('chain_id')} options={CHAIN_OPTIONS} />
+          <Select label="Network" name="chain_id" value={f.chain_id} onChange={set('chain_id')} options={CHAIN_OPTIONS} error={errors.chain_id} />
           <Field label="Reserve" name="reserve_bps" inputMode="numeric" value={f.reserve_bps} onChange={set('reserve_bps')} error={errors.reserve_bps} suffix="bps" />
         </div>
         <div className="slot">{error && <Alert tone="error">{error}</Alert>}</div>
@@ -191,7 +193,7 @@ function InviteModal({ onClose }: { onClose: () => void }) {
           <Field label="Suggested name" name="suggested_name" value={f.suggested_name} onChange={set('suggested_name')} error={errors.suggested_name} hint="The merchant can change it." />
         </div>
         <div className="form-row">
-          <Select label="Network" name="chain_id" value={f.chain_id} onChange={set('chain_id')} options={CHAIN_OPTIONS} />
+          <Select label="Network" name="chain_id" value={f.chain_id} onChange={set('chain_id')} options={CHAIN_OPTIONS} error={errors.chain_id} />
           <Field label="Reserve" name="reserve_bps" inputMode="numeric" value={f.reserve_bps} onChange={set('reserve_bps')} error={errors.reserve_bps} suffix="bps" />
         </div>
         <Select label="Link valid for" name="expires" value={f.days} onChange={set('days')} options={[{ value: '1', label: '1 day' }, { value: '7', label: '7 days' }, { value: '30', label: '30 days' }]} />

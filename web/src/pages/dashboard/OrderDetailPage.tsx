@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { Alert, Badge, Button, Card, DescriptionList, Link, Mono, Spinner } from '../../components/ui';
+import { Alert, Badge, Button, Card, ChainName, DescriptionList, Hash, Link, Spinner } from '../../components/ui';
 import { api, ApiError } from '../../lib/api';
 import { formatDate } from '../../lib/format';
 import { formatBase, formatHuman, toBase } from '../../lib/money';
 import { useTitle } from '../../lib/router';
-import { CHAINS, type List, type Order, type Refund } from '../../lib/types';
+import { type List, type Order, type Refund } from '../../lib/types';
 import { RefundModal } from './RefundModal';
 
 export function OrderDetailPage({ id }: { id: string }) {
@@ -48,16 +48,16 @@ export function OrderDetailPage({ id }: { id: string }) {
         <Card title="Details">
           <DescriptionList
             items={[
-              ['Order ID', <Mono key="id">{o.id}</Mono>],
-              ['Merchant', <Mono key="m">{o.merchant_id}</Mono>],
-              ['Network', CHAINS[o.chain_id] ?? String(o.chain_id)],
-              ['Payment router', <Mono key="r">{o.pay_to}</Mono>],
+              ['Order ID', <Hash key="id" value={o.id} />],
+              ['Merchant', <Hash key="m" value={o.merchant_id} />],
+              ['Network', <ChainName key="n" chainId={o.chain_id} />],
+              ['Payment router', <Hash key="r" value={o.pay_to} />],
               ['Created', formatDate(o.created_at)],
               ['Pay before', formatDate(o.deadline_at)],
               ['Confirmed', formatDate(o.confirmed_at)],
-              ['Paid by', o.paid_by ? <Mono key="pb">{o.paid_by}</Mono> : '—'],
-              ['Transaction', o.tx_hash ? <Mono key="tx">{o.tx_hash}</Mono> : '—'],
-              ...(o.payer_address ? [['Reserved for', <Mono key="pa">{o.payer_address}</Mono>] as [string, ReactNode]] : []),
+              ['Paid by', o.paid_by ? <Hash key="pb" value={o.paid_by} /> : '—'],
+              ['Transaction', o.tx_hash ? <Hash key="tx" value={o.tx_hash} head={10} tail={8} /> : '—'],
+              ...(o.payer_address ? [['Reserved for', <Hash key="pa" value={o.payer_address} />] as [string, ReactNode]] : []),
               ...(o.refunded_amount && isPositive(o.refunded_amount) ? [['Refunded', `${formatHuman(o.refunded_amount)} USDC`] as [string, string]] : []),
               ...(o.failure_reason ? [['Failure reason', o.failure_reason] as [string, string]] : []),
             ]}

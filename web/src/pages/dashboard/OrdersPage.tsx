@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, Empty, Field, Link, Modal, SecretReveal, Select, SkeletonRows } from '../../components/ui';
 import { api } from '../../lib/api';
+import { CHAIN_OPTIONS } from '../../lib/chains';
 import { formatDate, humanize } from '../../lib/format';
 import { AMOUNT_RE, formatHuman } from '../../lib/money';
 import { navigate, useLocation, useTitle } from '../../lib/router';
@@ -70,7 +71,7 @@ export function OrdersPage() {
 }
 
 type OrderForm = { merchant_id: string; order_no: string; amount: string; chain_id: string };
-const FIELDS = ['merchant_id', 'order_no', 'amount', 'chain_id', 'success_url', 'cancel_url', 'payer_address'];
+const FIELDS = ['merchant_id', 'order_no', 'amount', 'chain_id', 'success_url', 'cancel_url'];
 
 function validate(f: OrderForm): Errors {
   const e: Errors = {};
@@ -130,7 +131,7 @@ function OrderFields({ f, setF, errors }: { f: OrderForm; setF: (f: OrderForm) =
         <Field label="Order number" name="order_no" value={f.order_no} onChange={(e) => setF({ ...f, order_no: e.target.value })} error={errors.order_no} hint="Your own reference, unique per order." />
         <Field label="Amount" name="amount" inputMode="decimal" value={f.amount} onChange={(e) => setF({ ...f, amount: e.target.value })} error={errors.amount} suffix="USDC" placeholder="0.00" />
       </div>
-      <Select label="Network" name="chain_id" value={f.chain_id} onChange={(e) => setF({ ...f, chain_id: e.target.value })} options={[{ value: '84532', label: 'Base Sepolia (test network)' }, { value: '8453', label: 'Base (main network, beta)' }]} />
+      <Select label="Network" name="chain_id" value={f.chain_id} onChange={(e) => setF({ ...f, chain_id: e.target.value })} options={CHAIN_OPTIONS} error={errors.chain_id} />
     </>
   );
 }

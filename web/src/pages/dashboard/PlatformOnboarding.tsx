@@ -2,10 +2,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { isAddress } from 'viem';
 import { Alert, Button, Card, Field, Logo, SecretReveal, Select } from '../../components/ui';
-import { api, ApiError } from '../../lib/api';
+import { api } from '../../lib/api';
+import { CHAIN_OPTIONS } from '../../lib/chains';
 import { formatBps } from '../../lib/money';
 import { useTitle } from '../../lib/router';
 import type { Onboarded } from '../../lib/types';
+import { paramError } from './forms';
 import { useSignOut } from './session';
 
 export function parseBps(v: string): number | null {
@@ -50,8 +52,9 @@ export function PlatformOnboarding({ email }: { email: string }) {
       });
       setCreated(res);
     } catch (err) {
-      if (err instanceof ApiError && err.param) setErrors({ [err.param]: err.message });
-      else setError(err instanceof Error ? err.message : 'Could not create the platform.');
+      const p = paramError(err, ['name', 'platform_wallet', 'chain_id', 'platform_fee_bps', 'default_reserve_bps']);
+      if (p.field) setErrors(p.field);
+      else setError(p.general ?? null);
     } finally {
       setBusy(false);
     }
@@ -88,7 +91,7 @@ export function PlatformOnboarding({ email }: { email: string }) {
             <form onSubmit={submit} noValidate className="form-grid">
               <Field label="Platform name" name="name" value={form.name} onChange={set('name')} error={errors.name} autoComplete="organization" className="span-2" />
               <Field label="Treasury wallet" name="platform_wallet" value={form.platform_wallet} onChange={set('platform_wallet')} error={errors.platform_wallet} hint="Receives your platform fee on every payment." placeholder="0x…" spellCheck={false} className="span-2 mono-input" />
-              <Select label="Network" name="chain_id" value={form.chain_id} onChange={set('chain_id')} options={[{ value: '84532', label: 'Base Sepolia (test network)' }, { value: '8453', label: 'Base (main network, beta)' }]} hint="" className="span-2" />
+              <Select label="Network" name="chain_id" value={form.chain_id} onChange={set('chain_id')} options={CHAIN_OPTIONS} hint="" error={errors.chain_id} className="span-2" />
               <Field label="Platform fee" name="platform_fee_bps" inputMode="numeric" value={form.platform_fee_bps} onChange={set('platform_fee_bps')} error={errors.platform_fee_bps} suffix="bps" hint={parseBps(form.platform_fee_bps) !== null ? `${formatBps(parseBps(form.platform_fee_bps)!)} of each payment` : 'Basis points: 100 = 1%'} />
               <Field label="Default reserve" name="default_reserve_bps" inputMode="numeric" value={form.default_reserve_bps} onChange={set('default_reserve_bps')} error={errors.default_reserve_bps} suffix="bps" hint={parseBps(form.default_reserve_bps) !== null ? `${formatBps(parseBps(form.default_reserve_bps)!)} of the merchant's share held` : 'Basis points: 100 = 1%'} />
               <div className="span-2 slot">{error && <Alert tone="error">{error}</Alert>}</div>

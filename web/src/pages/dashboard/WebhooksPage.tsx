@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, DescriptionList, Empty, Field, Link, Modal, Mono, SecretReveal, SkeletonRows } from '../../components/ui';
+import { Alert, Badge, Button, Card, DescriptionList, Empty, Field, Hash, Link, Modal, Mono, SecretReveal, SkeletonRows } from '../../components/ui';
 import { api } from '../../lib/api';
 import { formatDate } from '../../lib/format';
 import { navigate, useTitle } from '../../lib/router';
 import { ALL_EVENTS, EVENT_TYPES, type Delivery, type List, type WebhookEndpoint } from '../../lib/types';
+import { paramError } from './forms';
 
 export function WebhooksPage() {
   useTitle('Webhooks');
@@ -78,9 +79,9 @@ function NewEndpointModal({ onClose }: { onClose: () => void }) {
       setCreated(await api.post<WebhookEndpoint>('/v1/webhooks/endpoints', { url: url.trim(), subscribed_events: all ? [ALL_EVENTS] : EVENT_TYPES.filter((t) => events.has(t)) }));
       await qc.invalidateQueries({ queryKey: ['webhooks'] });
     } catch (err) {
-      const e2 = err as { param?: string; message?: string };
-      if (e2.param === 'url') setErrors({ url: e2.message ?? 'Invalid URL.' });
-      else setError(e2.message ?? 'Could not add the endpoint.');
+      const p = paramError(err, ['url']);
+      if (p.field) setErrors(p.field);
+      else setError(p.general ?? null);
     } finally {
       setBusy(false);
     }
@@ -184,7 +185,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
             items={[
               ['Status', <Badge key="s" state={ep.status}>{ep.status === 'enabled' ? 'Enabled' : 'Disabled'}</Badge>],
               ['Events', describeEvents(ep.subscribed_events)],
-              ['ID', <Mono key="id">{ep.id}</Mono>],
+              ['ID', <Hash key="id" value={ep.id} />],
               ['Created', formatDate(ep.created_at)],
               ...(ep.disabled_reason ? [['Disabled because', ep.disabled_reason] as [string, string]] : []),
               ...(ep.previous_secret_expires_at ? [['Old secret valid until', formatDate(ep.previous_secret_expires_at)] as [string, string]] : []),

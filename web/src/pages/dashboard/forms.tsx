@@ -25,9 +25,14 @@ export function MerchantSelect({ value, onChange }: { value: string; onChange: (
 
 export type Errors = Record<string, string>;
 
-/** Turns an API validation error into a message under the field it names. */
-export function paramError(err: unknown, fields: string[]): { field?: Errors; general?: string } {
+/**
+ * Every form's answer to a server error: the message under the field it names when the form shows that
+ * field (`fields` are the ones with an error slot), otherwise in the form's alert, naming the field, so
+ * no refusal is ever stored and shown nowhere.
+ */
+export function paramError(err: unknown, fields: readonly string[]): { field?: Errors; general?: string } {
   const e = err as { param?: string; message?: string };
-  if (e?.param && fields.includes(e.param)) return { field: { [e.param]: e.message ?? 'Invalid value.' } };
-  return { general: e?.message ?? 'Something went wrong.' };
+  const message = e?.message || 'Something went wrong. Please try again.';
+  if (e?.param && fields.includes(e.param)) return { field: { [e.param]: message } };
+  return { general: e?.param ? `${message} (${e.param})` : message };
 }

@@ -2,11 +2,11 @@ import { useQuery, useMutation } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useConnection, useSignMessage } from 'wagmi';
 import { PublicShell, StatePanel } from '../../components/PublicShell';
-import { Alert, Button, Field, Mono, Spinner } from '../../components/ui';
+import { Alert, Button, ChainName, Field, Mono, Spinner } from '../../components/ui';
 import { api, ApiError } from '../../lib/api';
 import { formatDate, relativeTime } from '../../lib/format';
 import { useTitle } from '../../lib/router';
-import { CHAINS, type Merchant, type PublicInvitation } from '../../lib/types';
+import { type Merchant, type PublicInvitation } from '../../lib/types';
 import { ConnectedAccount, ConnectWallet } from '../../wallet/ConnectWallet';
 import { walletErrorMessage } from '../../wallet/errors';
 import { Stepper } from './Stepper';
@@ -73,7 +73,7 @@ function OnboardSteps({ inv, token, onDone, onTerminal }: { inv: PublicInvitatio
         <p className="eyebrow">Merchant onboarding</p>
         <h1>Get paid by {inv.platform_name}</h1>
         <p className="muted">
-          {inv.platform_name} invited you to receive USDC payments on {CHAINS[inv.chain_id] ?? `chain ${inv.chain_id}`} as <Mono>{inv.external_id}</Mono>.
+          {inv.platform_name} invited you to receive USDC payments on <ChainName chainId={inv.chain_id} /> as <Mono>{inv.external_id}</Mono>.
           Payments go straight to your wallet; nobody else holds your funds.
         </p>
       </div>
@@ -175,7 +175,7 @@ function OnboardDone({ inv, merchant }: { inv: PublicInvitation; merchant: Merch
         <dl className="done-facts">
           <div><dt>Payout wallet</dt><dd className="mono">{merchant.merchant_wallet}</dd></div>
           <div><dt>Merchant ID</dt><dd className="mono">{merchant.external_id}</dd></div>
-          <div><dt>Network</dt><dd>{CHAINS[merchant.chain_id] ?? merchant.chain_id}</dd></div>
+          <div><dt>Network</dt><dd><ChainName chainId={merchant.chain_id} /></dd></div>
         </dl>
         <p className="muted">You can close this page. {inv.platform_name} has been told that onboarding is complete.</p>
       </StatePanel>
