@@ -103,7 +103,7 @@ describe('smart-wallet merchants (Safe on anvil)', () => {
     // the prediction was right: the factory deploys the Safe exactly there, and the same wrapped signature
     // still verifies once it exists (the validator then skips the factory call)
     expect(await deploySafe(flow.chain, stack, [owner.address], cf.saltNonce)).toBe(cf.address);
-    expect(await verifyWalletSignature(h.services.chains.get(flow.chain.chainId).publicClient, cf.address, message, signature)).toBe(true);
+    expect(await verifyWalletSignature(() => h.services.chains.get(flow.chain.chainId).publicClient, cf.address, message, signature)).toBe(true);
   });
 
   it('refuses Safe signatures by a non-owner, for another wallet or message, and garbage with 422, writing nothing', async () => {

@@ -71,6 +71,18 @@ describe('merchant invitations', () => {
     expect(done.status).toBe(201);
   });
 
+  it('an invitation on a chain without an RPC here: an EOA still completes; a signature needing the chain is 422 unsupported_chain', async () => {
+    const inv = await invite({ chain_id: 8453 }); // this harness configures 84532 only
+    const s = await signFor(inv.token);
+    const other = privateKeyToAccount(generatePrivateKey());
+    const refused = await h.request('POST', `/v1/merchants/invitations/${inv.token}/complete`, { body: { wallet: s.account.address, name: 'X', signature: await other.signMessage({ message: s.message }) } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('unsupported_chain');
+    const done = await h.request('POST', `/v1/merchants/invitations/${inv.token}/complete`, { body: { wallet: s.account.address, name: 'X', signature: s.signature } });
+    expect(done.status).toBe(201);
+    expect(done.body.merchant).toMatchObject({ chain_id: 8453, merchant_wallet: s.account.address });
+  });
+
   it('is single use: a reused token is 409 invitation_used', async () => {
     const inv = await invite();
     const s = await signFor(inv.token);

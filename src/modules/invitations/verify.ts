@@ -22,7 +22,8 @@ import { AppError } from '../../lib/errors.js';
  * - a counterfactual contract wallet: an ERC-6492 wrapped signature (factory, factory calldata, inner
  *   ERC-1271 signature) whose factory call would deploy the wallet at this address.
  *
- * The two contract cases run through viem's ERC-6492 universal validator as a deployless `eth_call`
+ * `chain` gives the invitation's chain client, asked for only when the signature is not an EOA's (so an EOA
+ * completes even where that chain has no RPC configured). The two contract cases run through viem's ERC-6492 universal validator as a deployless `eth_call`
  * (constructor-only bytecode, nothing is sent, nothing is deployed) against the invitation's chain.
  * The validator also recovers plain ECDSA when the address has no code.
  *
@@ -30,7 +31,7 @@ import { AppError } from '../../lib/errors.js';
  * it cannot tell a bad signature from a down node. Here only a revert (or a `false` result) is a bad
  * signature; any other failure is 503 service_unavailable and the caller changes nothing.
  */
-export async function verifyWalletSignature(client: PublicClient, wallet: Address, message: string, signature: Hex): Promise<boolean> {
+export async function verifyWalletSignature(chain: () => PublicClient, wallet: Address, message: string, signature: Hex): Promise<boolean> {
   const hash = hashMessage(message);
   if (signature.length === 132) {
     try {
@@ -39,6 +40,7 @@ export async function verifyWalletSignature(client: PublicClient, wallet: Addres
       // not a well-formed ECDSA signature: a contract wallet may still accept it
     }
   }
+  const client = chain(); // 422 unsupported_chain when the invitation's chain has no RPC here
   let data: Hex | undefined;
   try {
     ({ data } = await client.call({
