@@ -42,7 +42,7 @@ export function createServices(deps: ServiceDeps) {
   const platforms = createPlatformsService(db, config, keys);
   const chains = createChainsService(config);
   const merchants = createMerchantsService(db, platforms);
-  const invitations = createInvitationsService(db, config, platforms, merchants);
+  const invitations = createInvitationsService(db, config, platforms, merchants, chains);
   const publicSessions = createPublicSessionCache();
   // Instances that answer the public read hear about every change to it (migration 008), whoever made it.
   if (config.role !== 'worker') {

@@ -266,7 +266,9 @@ describe('responses match the document', () => {
     const wallet = privateKeyToAccount(generatePrivateKey());
     const read = await call('GET', `/v1/merchants/invitations/${inv.body.token}?wallet=${wallet.address}`, {}, 200);
     const signature = await wallet.signMessage({ message: read.body.message });
-    await call('POST', `/v1/merchants/invitations/${inv.body.token}/complete`, { body: { wallet: wallet.address, name: 'Invited Shop', signature: `0x${'1'.repeat(130)}` } }, 422);
+    await call('POST', `/v1/merchants/invitations/${inv.body.token}/complete`, { body: { wallet: wallet.address, name: 'Invited Shop', signature: '0x123' } }, 422);
+    // this harness's chain is unreachable: a signature that needs it (a contract wallet's, or garbage) is 503
+    await call('POST', `/v1/merchants/invitations/${inv.body.token}/complete`, { body: { wallet: wallet.address, name: 'Invited Shop', signature: `0x${'1'.repeat(130)}` } }, 503);
     await call('POST', `/v1/merchants/invitations/${inv.body.token}/complete`, { body: { wallet: wallet.address, name: 'Invited Shop', signature } }, 201);
     await call('GET', `/v1/merchants/invitations/${inv.body.token}`, {});
     await call('GET', '/v1/merchants/invitations/moi_live_unknown', {}, 404);

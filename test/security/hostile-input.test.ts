@@ -94,6 +94,9 @@ function hostileBody(base: Record<string, unknown>): fc.Arbitrary<string> {
 /** A 4xx in the one error shape, or (for a request the schema accepts) anything but a 5xx. */
 function expectHandled(res: Res, schemaValid: boolean, label: string) {
   const ctx = `${label} → ${res.status} ${res.text.slice(0, 200)}`;
+  // This harness's chain RPC is unreachable on purpose: a well-formed invitation completion whose signature
+  // must be checked on chain (ERC-1271/6492) answers 503 service_unavailable, the documented answer.
+  if (schemaValid && res.status === 503 && res.body?.error?.code === 'service_unavailable' && label.startsWith('POST /v1/merchants/invitations/')) return;
   expect(res.status, ctx).toBeLessThan(500);
   if (!schemaValid) expect([400, 404, 409, 410, 413, 415, 422], ctx).toContain(res.status);
   if (res.status >= 400) expect(res.body?.error?.code, ctx).toEqual(expect.any(String));

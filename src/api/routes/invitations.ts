@@ -26,8 +26,9 @@ const read = createRoute({
 });
 const complete = createRoute({
   method: 'post', path: '/v1/merchants/invitations/{token}/complete', tags: ['Merchants'], summary: 'Complete onboarding with a wallet signature (public)',
+  description: 'The wallet signs the message GET returns: personal_sign (EIP-191) from an EOA, ERC-1271 from a deployed contract wallet, ERC-6492 from a not yet deployed one, checked on the invitation\'s chain. 503 when that chain cannot be reached (nothing is changed).',
   ...access.public(), request: { params: InvitationTokenParams, body: jsonBody(CompleteInvitationRequest) },
-  responses: { 201: jsonResponse(CompleteInvitationResponse, 'Merchant created, invitation completed'), ...errors(400, 401, 404, 409, 410, 413, 422) },
+  responses: { 201: jsonResponse(CompleteInvitationResponse, 'Merchant created, invitation completed'), ...errors(400, 401, 404, 409, 410, 413, 422, 503) },
 });
 
 export const invitationRoutes = createRouter()

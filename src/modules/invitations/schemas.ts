@@ -47,11 +47,18 @@ export const PublicInvitation = z
   })
   .openapi('PublicInvitation');
 
+/** ERC-6492 wrapped signatures carry the wallet's factory calldata: a few KB. 8 KiB (16 KiB of hex) bounds them. */
+export const MAX_SIGNATURE_BYTES = 8192;
+
 export const CompleteInvitationRequest = z
   .object({
     wallet: AddressSchema,
     name: NameSchema,
-    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte 0x-prefixed hex signature'),
+    signature: z
+      .string()
+      .max(2 + 2 * MAX_SIGNATURE_BYTES, `must be at most ${MAX_SIGNATURE_BYTES} bytes`)
+      .regex(/^0x(?:[0-9a-fA-F]{2})+$/, 'must be 0x-prefixed hex bytes')
+      .openapi({ description: `EIP-191 (65 bytes) from an EOA, ERC-1271 from a contract wallet, or ERC-6492 wrapped from a not yet deployed one; at most ${MAX_SIGNATURE_BYTES} bytes (${2 * MAX_SIGNATURE_BYTES} hex characters)` }),
   })
   .strict()
   .openapi('CompleteInvitationRequest');

@@ -1,15 +1,17 @@
-import { recoverMessageAddress, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../lib/errors.js';
 import { newId, newSecret, sha256Hex } from '../../lib/ids.js';
 import { recordResponseInTx } from '../idempotency/context.js';
+import type { ChainsService } from '../chains/service.js';
 import type { MerchantsService } from '../merchants/service.js';
 import type { PlatformsService } from '../platforms/service.js';
 import { onboardingMessage, serviceDomain } from './message.js';
 import { invitationsRepo, type InvitationRow } from './repo.js';
 import { INVITATION_DEFAULT_SECONDS } from './schemas.js';
 import { effectiveState, serializeInvitation } from './serialize.js';
+import { verifyWalletSignature } from './verify.js';
 
 export type CreateInvitationInput = {
   external_id: string;
@@ -20,7 +22,7 @@ export type CreateInvitationInput = {
 };
 
 /** Tokens are bearer secrets in a URL: only their SHA-256 is stored, like API keys. */
-export function createInvitationsService(db: Db, config: Config, platforms: PlatformsService, merchants: MerchantsService) {
+export function createInvitationsService(db: Db, config: Config, platforms: PlatformsService, merchants: MerchantsService, chains: ChainsService) {
   function guardUsable(inv: InvitationRow, now: Date) {
     if (inv.state === 'completed') throw new AppError('invitation_used');
     if (effectiveState(inv, now) === 'expired') throw new AppError('invitation_expired');
@@ -89,7 +91,9 @@ export function createInvitationsService(db: Db, config: Config, platforms: Plat
     },
 
     /**
-     * Verify the EIP-191 signature against the message rebuilt from our records, then in one transaction
+     * Verify the signature (EIP-191 from an EOA, ERC-1271 from a deployed contract wallet, ERC-6492 from a
+     * counterfactual one; see verify.ts) against the message rebuilt from our records, on the invitation's
+     * chain; an unreachable chain is 503 and changes nothing. Then in one transaction
      * lock the invitation row, re-check it is pending, create the merchant and complete the invitation.
      * Two concurrent completions serialise on the row lock: one merchant, once.
      */
@@ -101,13 +105,7 @@ export function createInvitationsService(db: Db, config: Config, platforms: Plat
         domain: serviceDomain(config), platformName: inv.platform_name, platformId: inv.platform_id, externalId: inv.external_id,
         wallet: input.wallet, chainId: inv.chain_id, reserveBps: inv.reserve_bps, token,
       });
-      let recovered: Address | null = null;
-      try {
-        recovered = await recoverMessageAddress({ message, signature: input.signature });
-      } catch {
-        recovered = null;
-      }
-      if (!recovered || recovered.toLowerCase() !== input.wallet.toLowerCase()) {
+      if (!(await verifyWalletSignature(() => chains.get(inv.chain_id).publicClient, input.wallet, message, input.signature))) {
         throw new AppError('invalid_signature', 'The signature was not made by this wallet over the onboarding message.', 'signature');
       }
       const result = await db.transaction().execute(async (tx) => {

@@ -81,7 +81,7 @@ function OnboardSteps({ inv, token, onDone, onTerminal }: { inv: PublicInvitatio
 
       <section className={`step${step === 1 ? ' step-active' : ' step-done'}`} aria-labelledby="step1">
         <h2 id="step1" className="step-title">1. Connect the wallet that will receive payments</h2>
-        {isConnected ? <ConnectedAccount /> : <ConnectWallet intro="Use an everyday wallet you control (an externally owned account). You will sign a message, which costs nothing." />}
+        {isConnected ? <ConnectedAccount /> : <ConnectWallet intro="Use a wallet you control: an everyday wallet, or a smart wallet such as a Safe or a Coinbase Smart Wallet (even one not yet deployed). You will sign a message, which costs nothing." />}
       </section>
 
       <section className={`step${step === 2 ? ' step-active' : step > 2 ? ' step-done' : ' step-todo'}`} aria-labelledby="step2">
