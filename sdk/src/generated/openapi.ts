@@ -1573,7 +1573,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete onboarding with a wallet signature (public) */
+        /**
+         * Complete onboarding with a wallet signature (public)
+         * @description The wallet signs the message GET returns: personal_sign (EIP-191) from an EOA, ERC-1271 from a deployed contract wallet, ERC-6492 from a not yet deployed one, checked on the invitation's chain. 503 when that chain cannot be reached (nothing is changed).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1672,6 +1675,15 @@ export interface paths {
                 };
                 /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable (service_unavailable) */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4416,6 +4428,7 @@ export interface components {
              */
             wallet: string;
             name: string;
+            /** @description EIP-191 (65 bytes) from an EOA, ERC-1271 from a contract wallet, or ERC-6492 wrapped from a not yet deployed one; at most 8192 bytes (16384 hex characters) */
             signature: string;
         };
         CreateMerchantRequest: {
