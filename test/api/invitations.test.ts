@@ -71,16 +71,15 @@ describe('merchant invitations', () => {
     expect(done.status).toBe(201);
   });
 
-  it('an invitation on a chain without an RPC here: an EOA still completes; a signature needing the chain is 422 unsupported_chain', async () => {
-    const inv = await invite({ chain_id: 8453 }); // this harness configures 84532 only
+  it('an invitation stored for a chain this deployment no longer runs completes for nobody: 422 unsupported_chain, nothing written', async () => {
+    const inv = await invite();
+    await h.db.updateTable('invitations').set({ chain_id: 8453 }).where('id', '=', inv.id).execute();
     const s = await signFor(inv.token);
-    const other = privateKeyToAccount(generatePrivateKey());
-    const refused = await h.request('POST', `/v1/merchants/invitations/${inv.token}/complete`, { body: { wallet: s.account.address, name: 'X', signature: await other.signMessage({ message: s.message }) } });
-    expect(refused.status).toBe(422);
-    expect(refused.body.error.code).toBe('unsupported_chain');
-    const done = await h.request('POST', `/v1/merchants/invitations/${inv.token}/complete`, { body: { wallet: s.account.address, name: 'X', signature: s.signature } });
-    expect(done.status).toBe(201);
-    expect(done.body.merchant).toMatchObject({ chain_id: 8453, merchant_wallet: s.account.address });
+    const merchants = await h.count('merchants');
+    const refused = await h.request('POST', `/v1/merchants/invitations/${inv.token}/complete`, { body: { wallet: s.account.address, name: 'X', signature: s.signature } });
+    expect([refused.status, refused.body.error.code]).toEqual([422, 'unsupported_chain']);
+    expect(await h.count('merchants')).toBe(merchants);
+    expect((await h.request('GET', '/v1/merchants/invitations', { key: p.secretKey })).body.data.find((i: { id: string }) => i.id === inv.id).state).toBe('pending');
   });
 
   it('is single use: a reused token is 409 invitation_used', async () => {

@@ -101,11 +101,13 @@ export function createInvitationsService(db: Db, config: Config, platforms: Plat
       const inv = await readByToken(token);
       const now = new Date();
       guardUsable(inv, now);
+      // An invitation stored for a chain this deployment no longer runs would make a merchant nobody can pay.
+      const chain = chains.get(inv.chain_id);
       const message = onboardingMessage({
         domain: serviceDomain(config), platformName: inv.platform_name, platformId: inv.platform_id, externalId: inv.external_id,
         wallet: input.wallet, chainId: inv.chain_id, reserveBps: inv.reserve_bps, token,
       });
-      if (!(await verifyWalletSignature(() => chains.get(inv.chain_id).publicClient, input.wallet, message, input.signature))) {
+      if (!(await verifyWalletSignature(() => chain.publicClient, input.wallet, message, input.signature))) {
         throw new AppError('invalid_signature', 'The signature was not made by this wallet over the onboarding message.', 'signature');
       }
       const result = await db.transaction().execute(async (tx) => {
