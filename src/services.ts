@@ -59,7 +59,7 @@ export function createServices(deps: ServiceDeps) {
   }
   const orders = createOrdersService(db, config, chains, { onTransition: publicSessions.changing });
   const checkout = createCheckoutService(db, config, chains, orders, publicSessions);
-  const router = createRouterClient(config, chains);
+  const router = createRouterClient(chains);
   const refunds = createRefundsService({ db, config, chains, orders, router, logger });
   const settlements = createSettlementsService({ db, config, chains, router, logger });
   // One operator sender (outbox): refunds, settlements and order cancellations enqueue; each owner handles its outcomes.

@@ -97,7 +97,7 @@ export function createRefundsService(deps: RefundsDeps) {
 
       const id = newId('re');
       const routerAddress = getAddress(order.pay_to);
-      const deadlineSec = Math.floor(router.estimatedChainNow(order.chain_id).getTime() / 1000) + REFUND_TTL_SECONDS;
+      const deadlineSec = Math.floor(chains.get(order.chain_id).clock.now().getTime() / 1000) + REFUND_TTL_SECONDS;
       const message: RefundOrderMessage = {
         orderId: order.onchain_id as Hex,
         refundId: toBytes32Id(id),

@@ -8,6 +8,7 @@ import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import { refundOrderFromJson, type RefundOrderJson } from '../../chain/eip712.js';
 import type { Executor } from '../../db/client.js';
 import { describeError } from '../../lib/redact-urls.js';
+import { indexedUntil } from '../indexer/repo.js';
 import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
 import { requestRefundCancel } from './cancel.js';
 import type { RefundsDeps } from './service.js';
@@ -49,11 +50,11 @@ export function createRefundsWorker(deps: WorkerDeps) {
    * chain clock, never the wall clock.
    */
   async function expireDue(chainId: number): Promise<number> {
-    await router.chainNow(chainId); // also refreshes the clock used for new refunds' deadlines
-    const cursor = await db.selectFrom('chain_cursors').select('last_block').where('chain_id', '=', chainId).executeTakeFirst();
-    if (!cursor || cursor.last_block < 0n) return 0;
-    const indexedUntil = await router.blockTime(chainId, cursor.last_block);
-    const due = await refundsRepo.pastDeadline(db, chainId, indexedUntil, 100);
+    await router.chainNow(chainId); // keeps chains.clock, which signs new refunds' deadlines, up to date
+    // The cursor block's time, stored by the indexer with the cursor (the order sweeper reads the same).
+    const until = await indexedUntil(db, chainId);
+    if (!until) return 0;
+    const due = await refundsRepo.pastDeadline(db, chainId, until.time, 100);
     for (const r of due) await db.transaction().execute((tx) => fail(tx, r, 'deadline_passed'));
     return due.length;
   }

@@ -5,30 +5,21 @@
  */
 import type { Address, Hex } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
-import type { Config } from '../../config.js';
 import type { ChainsService } from '../chains/service.js';
 
-export function createRouterClient(_config: Config, chains: ChainsService) {
-  /** Chain clock minus wall clock, learned whenever a worker reads the latest block (anvil time can be moved). */
-  const clockOffsetMs = new Map<number, number>();
+export function createRouterClient(chains: ChainsService) {
   const client = (chainId: number) => chains.get(chainId).publicClient;
 
   return {
     hasOperator: () => chains.operator !== null,
 
-    /** Latest block's timestamp: the clock the router checks deadlines and reserve holds against. */
+    /**
+     * Latest block's timestamp: the clock the router checks deadlines and reserve holds against. What it reads
+     * also sets the chain's clock (`chains.clock`), which signs deadlines without an RPC call.
+     */
     async chainNow(chainId: number): Promise<Date> {
       const block = await client(chainId).getBlock({ blockTag: 'latest' });
-      const now = new Date(Number(block.timestamp) * 1000);
-      clockOffsetMs.set(chainId, now.getTime() - Date.now());
-      return now;
-    },
-
-    /** The chain clock without an RPC call (request path): wall clock plus the last offset a worker saw. */
-    estimatedChainNow: (chainId: number) => new Date(Date.now() + (clockOffsetMs.get(chainId) ?? 0)),
-
-    async blockTime(chainId: number, blockNumber: bigint): Promise<Date> {
-      const block = await client(chainId).getBlock({ blockNumber });
+      chains.get(chainId).clock.observe(block.timestamp);
       return new Date(Number(block.timestamp) * 1000);
     },
 
