@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --only sign,orders,checkout,indexer,webhooks,explain] [--db pglite,postgres] [--seconds 5]
+ * `npm run bench [-- --only sign,orders,checkout,indexer,webhooks,explain,balance,gasless] [--db pglite,postgres] [--seconds 5]
  *  [--conns 1,16,64] [--logs 10000]`: measures the hot paths, prints a table and writes bench/results.json. Speed is measured
  * here, never asserted in tests. Whole run ≲ 8 min on the 2-core machine.
  */
@@ -14,7 +14,7 @@ import { benchCheckout, benchOrders } from './parts/http.js';
 import { benchSign } from './parts/sign.js';
 import { printTable } from './lib/table.js';
 
-const PARTS = ['sign', 'orders', 'checkout', 'indexer', 'webhooks', 'explain'] as const;
+const PARTS = ['sign', 'orders', 'checkout', 'indexer', 'webhooks', 'explain', 'balance', 'gasless'] as const;
 type Part = (typeof PARTS)[number];
 
 const USAGE = `npm run bench [-- --only ${PARTS.join(',')}] [--db pglite,postgres] [--seconds 5] [--conns 1,16,64] [--logs 10000]`;
@@ -111,6 +111,8 @@ if (only.includes('explain')) {
   const { benchExplain } = await import('./parts/explain.js');
   results.explain = await benchExplain();
 }
+if (only.includes('balance')) results.balance = await (await import('./parts/balance.js')).benchBalance();
+if (only.includes('gasless')) results.gasless = await (await import('./parts/gasless.js')).benchGasless({ n: Number(process.env.BENCH_GASLESS_N ?? 200) });
 results.run.load_avg_end = loadAvg();
 results.run.elapsed_s = Math.round((performance.now() - started) / 1000);
 

@@ -15,6 +15,7 @@ import { requestId } from './api/middleware/request-id.js';
 import { storableText } from './api/middleware/storable-text.js';
 import { validationHook } from './api/openapi.js';
 import { adminRoutes } from './api/routes/admin.js';
+import { relayRoutes } from './api/routes/relay.js';
 import { checkoutRoutes } from './api/routes/checkout.js';
 import { invitationRoutes } from './api/routes/invitations.js';
 import { merchantRoutes } from './api/routes/merchants.js';
@@ -27,6 +28,8 @@ import { meRoutes } from './api/routes/me.js';
 import { platformRoutes } from './api/routes/platforms.js';
 import { refundRoutes } from './api/routes/refunds.js';
 import { settlementRoutes } from './api/routes/settlements.js';
+import { balanceRoutes } from './api/routes/balance.js';
+import { exportRoutes } from './api/routes/exports.js';
 import { mountDocs } from './api/routes/docs.js';
 import { mountWeb } from './api/routes/web.js';
 import { CLIENT_ADDRESS_HEADER } from './modules/accounts/auth.js';
@@ -93,6 +96,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   const publicPolicy = { name: 'public', perSecond: rates.publicPerSecond, burst: rates.publicBurst };
   const byAddress = (methods: string[]) => limitByAddress(limiter, publicPolicy, config.trustProxyHops, methods);
   app.use('/v1/checkout/sessions/:token', byAddress(['GET']));
+  app.use('/v1/checkout/sessions/:token/relay', byAddress(['POST']));
   app.use('/v1/merchants/invitations/:token', byAddress(['GET']));
   app.use('/v1/merchants/invitations/:token/complete', byAddress(['POST']));
   const authPolicy = { name: 'auth', perSecond: rates.authPerMinute / 60, burst: rates.authPerMinute };
@@ -138,8 +142,11 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.route('/', merchantRoutes);
   app.route('/', orderRoutes);
   app.route('/', checkoutRoutes);
+  app.route('/', relayRoutes);
   app.route('/', refundRoutes);
   app.route('/', settlementRoutes);
+  app.route('/', balanceRoutes);
+  app.route('/', exportRoutes);
   app.route('/', adminRoutes(services));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

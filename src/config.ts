@@ -1,14 +1,14 @@
+import { isWellFormedAddress, SUPPORTED_CHAIN_IDS, type ChainId } from './lib/address.js';
 import { registerSecretUrls } from './lib/redact-urls.js';
 import { z } from 'zod';
-import { getAddress, isAddress, type Address, type Hex } from 'viem';
+import { getAddress, type Address, type Hex } from 'viem';
 
 /**
  * The only reader of process.env. Every variable of DESIGN §2 is parsed here; a bad value stops
  * start-up with a message that names the variable. Devnet mode = no RPC_URL_<chainId> configured:
  * main.ts then starts anvil and fills chain 84532 in from the devnet it deployed.
  */
-export const SUPPORTED_CHAIN_IDS = [84532, 8453] as const;
-export type ChainId = (typeof SUPPORTED_CHAIN_IDS)[number];
+export { isWellFormedAddress, SUPPORTED_CHAIN_IDS, type ChainId } from './lib/address.js';
 const DEFAULT_CONFIRMATIONS: Record<ChainId, number> = { 84532: 10, 8453: 20 };
 /** A block tag the node itself calls final enough (`latest` = depth only). */
 export const FINALITY_TAGS = ['latest', 'safe', 'finalized'] as const;
@@ -39,6 +39,12 @@ export type Config = {
   chains: Map<number, ChainConfig>;
   signerPrivateKey: Hex | null;
   operatorPrivateKey: Hex | null;
+  /** RELAYER_PRIVATE_KEY: sends gasless payments (payOrderWithAuthorization) and pays their gas (modules/relay). */
+  relayerPrivateKey: Hex | null;
+  /** GASLESS_ENABLED: the deployment's switch for gasless payment. Default: on on the devnet, else on when a relayer key is set. */
+  gaslessEnabled: boolean;
+  /** GASLESS_DAILY_CAP: relays accepted per platform per UTC day (chain clock). */
+  gaslessDailyCap: number;
   serviceFeeBps: number;
   serviceTreasury: Address | null;
   adminToken: string | null;
@@ -85,15 +91,6 @@ const int = (min: number, max: number) =>
   z.string().regex(/^[0-9]{1,9}$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 const url = z.string().url('must be a URL (http:// or https://)').regex(/^https?:\/\//i, 'must be a URL (http:// or https://)');
 
-/**
- * EIP-55: an address in mixed case carries a checksum, and a wrong one is a typo; it is refused rather
- * than silently re-checksummed into a different-looking address. All-lowercase/all-uppercase hex has no checksum.
- */
-export function isWellFormedAddress(v: string): boolean {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(v)) return false;
-  const hex = v.slice(2);
-  return hex === hex.toLowerCase() || hex === hex.toUpperCase() || isAddress(v, { strict: true });
-}
 const address = z
   .string()
   .refine(isWellFormedAddress, 'must be a 0x-prefixed 20-byte hex address with a valid EIP-55 checksum')
@@ -157,6 +154,11 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     chains,
     signerPrivateKey: read(env, 'SIGNER_PRIVATE_KEY', privateKey.optional()) ?? null,
     operatorPrivateKey: read(env, 'OPERATOR_PRIVATE_KEY', privateKey.optional()) ?? null,
+    relayerPrivateKey: read(env, 'RELAYER_PRIVATE_KEY', privateKey.optional()) ?? null,
+    gaslessEnabled: read(env, 'GASLESS_ENABLED', z.enum(['true', 'false']).optional()) === undefined
+      ? devnet || (env.RELAYER_PRIVATE_KEY ?? '') !== ''
+      : env.GASLESS_ENABLED === 'true',
+    gaslessDailyCap: read(env, 'GASLESS_DAILY_CAP', int(0, 100_000_000).default(1000)),
     serviceFeeBps: read(env, 'SERVICE_FEE_BPS', int(0, 10000).default(100)),
     serviceTreasury: read(env, 'SERVICE_TREASURY', address.optional()) ?? null,
     // Several comma-separated tokens are all accepted: rotation adds the new one, rolls the instances, then
@@ -200,4 +202,6 @@ function requireProductionSecrets(config: Config) {
   for (const [key, name] of required) {
     if (config[key] === null) throw new ConfigError(name, 'is required when a chain RPC is configured (production)');
   }
+  // API instances simulate every relay from the relayer's address, workers send with its key: both need it.
+  if (config.gaslessEnabled && config.relayerPrivateKey === null) throw new ConfigError('RELAYER_PRIVATE_KEY', 'is required when GASLESS_ENABLED=true');
 }

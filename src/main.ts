@@ -41,6 +41,7 @@ async function main() {
     freshChain = devnet.deployed;
     config.signerPrivateKey ??= secrets.signerPrivateKey;
     config.operatorPrivateKey ??= secrets.operatorPrivateKey;
+    config.relayerPrivateKey ??= secrets.relayerPrivateKey;
     config.serviceTreasury ??= info.service_treasury;
     config.adminToken ??= secrets.adminToken;
     logger.info({ rpc_url: info.rpc_url, router: info.router, usdc: info.usdc, devnet_json: path.join(config.dataDir, 'devnet.json') }, 'devnet ready');

@@ -22,8 +22,11 @@ import { createRefundsService } from './modules/refunds/service.js';
 import { createRouterClient } from './modules/settlements/router-client.js';
 import { createSettlementsService } from './modules/settlements/service.js';
 import { createOperatorTxs } from './modules/operator-txs/service.js';
+import { createRelay, createTokenDomains } from './modules/relay/index.js';
 import { applyPayOrderCancelledWith, orderCancelOutcomeHandler } from './modules/order-cancellation/apply.js';
 import { requestOrderCancel } from './modules/order-cancellation/request.js';
+import { createBalanceService } from './modules/balance/index.js';
+import { createExportsService } from './modules/exports/index.js';
 
 export type ServiceDeps = {
   config: Config;
@@ -58,7 +61,6 @@ export function createServices(deps: ServiceDeps) {
     });
   }
   const orders = createOrdersService(db, config, chains, { onTransition: publicSessions.changing });
-  const checkout = createCheckoutService(db, config, chains, orders, publicSessions);
   const router = createRouterClient(chains);
   const refunds = createRefundsService({ db, config, chains, orders, router, logger });
   const settlements = createSettlementsService({ db, config, chains, router, logger });
@@ -68,6 +70,10 @@ export function createServices(deps: ServiceDeps) {
   operatorTxs.register('refund_cancel', refunds.outcomeHandlers.refund_cancel);
   operatorTxs.register('settlement', settlements.onOutcome);
   operatorTxs.register('order_cancel', orderCancelOutcomeHandler(logger));
+  // Gasless payment: the relayer's transactions go through the same outbox (key 'relayer', purpose 'relay').
+  const relay = createRelay({ db, config, chains, tokenDomains: createTokenDomains(), enqueue: operatorTxs.enqueue, logger });
+  operatorTxs.register('relay', relay.onOutcome);
+  const checkout = createCheckoutService(db, config, chains, orders, relay.gasless, publicSessions);
   const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel(db, router, logger, id, reason) };
   const metrics = deps.metrics ?? createMetrics();
   // Refunds and settlements register what they apply for their chain events (see wiring below).
@@ -84,6 +90,8 @@ export function createServices(deps: ServiceDeps) {
   // BETTER_AUTH_SECRET may list the current secret and previous ones (rotation, docs/security.md).
   const authSecrets = deps.authSecret.split(',').map((s) => s.trim());
   const webhookSecrets = createWebhookSecrets(config.webhookSealKeys.length ? config.webhookSealKeys : authSecrets);
+  const balance = createBalanceService({ db, serviceTreasury: () => config.serviceTreasury });
+  const exportsService = createExportsService({ db, balance });
   const indexer = createIndexer({ db, config, chains, orders, hooks: () => indexerHooks, logger, metrics });
   return {
     config,
@@ -106,7 +114,10 @@ export function createServices(deps: ServiceDeps) {
     publicSessions,
     refunds,
     settlements,
+    balance,
+    exports: exportsService,
     operatorTxs,
+    relay,
     orderCancellation,
     indexer,
     indexerHooks,

@@ -37,8 +37,8 @@ export function printTable(r: any) {
     table('Checkout sessions', ['db', 'op', 'conc', 'per s', 'p50', 'p99'], rows);
   }
   if (r.indexer) {
-    const rows = (r.indexer.backlog ?? []).map((x: any) => [x.db, x.logs, x.seconds, x.per_s]);
-    table(`Indexer backlog (${r.indexer.generation?.logs ?? '?'} OrderPaid logs, generated at ${r.indexer.generation?.tx_per_s ?? '?'} tx/s)`, ['db', 'logs', 's', 'events/s'], rows);
+    const rows = (r.indexer.backlog ?? []).map((x: any) => [x.db, x.logs, x.seconds, x.per_s, x.limit?.per_s, x.ratio, x.rss_peak_mib]);
+    table(`Indexer backlog (${r.indexer.generation?.logs ?? '?'} OrderPaid logs, generated at ${r.indexer.generation?.tx_per_s ?? '?'} tx/s)`, ['db', 'logs', 's', 'events/s', 'set-based SQL limit/s', 'ratio', 'RSS peak MiB'], rows);
     if (r.indexer.latency) {
       const l = r.indexer.latency;
       table('Confirmation depth → webhook at the receiver (ms)', ['db', 'samples', 'p50', 'p99', 'max', 'depth→indexed p50/p99', 'indexed→webhook p50/p99', 'from tx block p50/p99'],
@@ -46,8 +46,8 @@ export function printTable(r: any) {
     }
   }
   if (r.webhooks) {
-    table('Webhook deliveries to a local receiver', ['db', 'endpoints', 'deliveries', 's', 'per s'],
-      r.webhooks.rows.map((x: any) => [x.db, x.endpoints, x.deliveries, x.seconds, x.per_s]));
+    table('Webhook deliveries to a local receiver', ['db', 'endpoints', 'deliveries', 's', 'per s', 'bare client limit/s', 'ratio'],
+      r.webhooks.rows.map((x: any) => [x.db, x.endpoints, x.deliveries, x.seconds, x.per_s, x.limit?.per_s, x.ratio]));
   }
   if (r.explain) {
     table('EXPLAIN (ANALYZE) of list/filter queries (PostgreSQL)', ['query', 'index', 'ms'],

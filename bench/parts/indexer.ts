@@ -17,6 +17,7 @@ import { startTestChain, type TestChain } from '../../test/helpers/chain.js';
 import { createHarness, type Harness } from '../../test/helpers/harness.js';
 import { freshLocation, openLocation, type DbKind, type DbLocation } from '../lib/db.js';
 import { startReceiver, type Receiver } from '../lib/receiver.js';
+import { indexerLimit } from './indexer-limit.js';
 import { loadAvg, log, percentile, round, sleep } from '../lib/util.js';
 
 const BUYERS = 50;
@@ -116,12 +117,24 @@ async function generate(chain: TestChain, buyers: LocalAccount[], nonces: number
   return { logs: orders.length, seconds: round(seconds, 1)!, send_seconds: round((sent - started) / 1000, 1)!, tx_per_s: round(orders.length / seconds, 0)! };
 }
 
+/** Peak resident memory of this process while `fn` runs (sampled every 100 ms). */
+async function peakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peak_mib: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+  try {
+    const value = await fn();
+    return { value, peak_mib: round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20, 0)! };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 async function indexBacklog(s: Setup, chainId: number) {
   const started = performance.now();
-  const applied = await s.h.services.indexer.runOnce(chainId);
+  const { value: applied, peak_mib } = await peakRss(() => s.h.services.indexer.runOnce(chainId, 100_000));
   const seconds = (performance.now() - started) / 1000;
   const confirmed = Number((await s.h.db.selectFrom('orders').select((eb) => eb.fn.countAll<string>().as('n')).where('state', '=', 'confirmed').executeTakeFirstOrThrow()).n);
-  return { db: s.kind, logs: applied, confirmed, seconds: round(seconds, 2)!, per_s: round(applied / seconds, 0)!, load_avg: loadAvg() };
+  return { db: s.kind, logs: applied, confirmed, seconds: round(seconds, 2)!, per_s: round(applied / seconds, 0)!, rss_peak_mib: peak_mib, load_avg: loadAvg() };
 }
 
 /** Wall-clock time at which each block number was first seen (polled every 10 ms). */
@@ -211,6 +224,10 @@ export async function benchIndexer(o: { logs: number; dbs: DbKind[] }) {
     await chain.confirm(await owner.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'setOperator', args: [privateKeyToAccount(keys.operator).address] }));
     const wallets = { platform: privateKeyToAccount(generatePrivateKey()).address, merchant: privateKeyToAccount(generatePrivateKey()).address };
     for (const kind of o.dbs) setups.push(await setupDb(kind, chain, keys, wallets, receiver.url));
+    // The same orders and endpoint in a second database per kind, for the set-based SQL limit.
+    const limits: Setup[] = [];
+    for (const kind of o.dbs) limits.push(await setupDb(kind, chain, keys, wallets, receiver.url));
+    setups.push(...limits);
 
     log(`indexer: preparing and signing ${o.logs + LATENCY_PAYMENTS} orders`);
     const orders = await prepareOrders(setups[0]!, o.logs + LATENCY_PAYMENTS);
@@ -227,10 +244,15 @@ export async function benchIndexer(o: { logs: number; dbs: DbKind[] }) {
     log(`  ${generation.logs} payments mined in ${generation.seconds} s (${generation.tx_per_s} tx/s)`);
 
     const backlog = [];
-    for (const s of setups) {
+    const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
+    for (const [i, s] of setups.slice(0, o.dbs.length).entries()) {
       log(`indexer/${s.kind}: applying the backlog`);
-      backlog.push(await indexBacklog(s, chain.chainId));
-      log(`  ${backlog.at(-1)!.logs} logs in ${backlog.at(-1)!.seconds} s (${backlog.at(-1)!.per_s}/s)`);
+      const row = await indexBacklog(s, chain.chainId);
+      log(`  ${row.logs} logs in ${row.seconds} s (${row.per_s}/s, peak RSS ${row.rss_peak_mib} MiB)`);
+      log(`indexer/${s.kind}: the same rows by set-based SQL (the limit)`);
+      const limit = await indexerLimit(limits[i]!.h, chain, head - 1n);
+      log(`  ${limit.logs} logs in ${limit.seconds} s (${limit.per_s}/s)`);
+      backlog.push({ ...row, limit, ratio: round(row.per_s / limit.per_s, 2) });
     }
     // Latency on PostgreSQL when it is under test (production), else on the first database.
     const target = setups.find((s) => s.kind === 'postgres') ?? setups[0]!;

@@ -1,13 +1,15 @@
 /**
  * Webhook deliveries/s to a local receiver (its own process, answers 200 at once) with 1, 10 and 100
  * endpoints. The outbox is filled first (events with one pending delivery per endpoint, as the indexer
- * writes them), then the product's deliverer runs with its production settings (16 in flight, 3 per
- * endpoint, polled every second and whenever an attempt finishes) until every delivery has succeeded.
+ * writes them), then the product's deliverer runs with its production settings (DEFAULT_CONCURRENCY in flight,
+ * DEFAULT_PER_ENDPOINT per endpoint, polled every second and whenever an attempt finishes) until every
+ * delivery has succeeded. Before each, a bare keep-alive client posts as many bodies to the same receiver (the limit).
  * A platform may have 16 endpoints, so 100 endpoints are spread over 7 platforms.
  */
 import { createLogger } from '../../src/lib/logger.js';
-import { emitEvent } from '../../src/modules/events/service.js';
-import { createWebhookDeliverer } from '../../src/modules/webhooks/deliver.js';
+import { emitEvents, type EmitManyInput } from '../../src/modules/events/emit-many.js';
+import http from 'node:http';
+import { createWebhookDeliverer, DEFAULT_CONCURRENCY, DEFAULT_PER_ENDPOINT } from '../../src/modules/webhooks/deliver.js';
 import { createHarness, type Harness } from '../../test/helpers/harness.js';
 import { freshLocation, openLocation, type DbKind } from '../lib/db.js';
 import { startReceiver, type Receiver } from '../lib/receiver.js';
@@ -25,6 +27,40 @@ const payload = (i: number) => ({
   tx_hash: `0x${'cd'.repeat(32)}`, refunded_amount: '0', checkout_session_id: null, failure_reason: null, created_at: new Date().toISOString(), confirmed_at: new Date().toISOString(),
 });
 
+/** One POST on a keep-alive agent; resolves with the status once the answer is read. */
+const post = (url: string, body: string, agent: http.Agent) => new Promise<number>((resolve, reject) => {
+  const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    res.resume();
+    res.on('end', () => resolve(res.statusCode ?? 0));
+  });
+  req.on('error', reject);
+  req.end(body);
+});
+
+/**
+ * The limit: a bare keep-alive HTTP client posting the same number of bodies of the same size to the same
+ * receiver and URLs, with as many requests in flight as the deliverer may have (its caps), and nothing else
+ * (no database, no signing): what the receiver and the machine's loopback take at that concurrency.
+ */
+async function bareClient(receiver: Receiver, endpoints: number, total: number) {
+  const inFlight = Math.min(DEFAULT_CONCURRENCY, endpoints * DEFAULT_PER_ENDPOINT);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: DEFAULT_PER_ENDPOINT });
+  const body = JSON.stringify({ id: 'evt_bench', type: 'order.confirmed', created_at: new Date().toISOString(), data: { object: payload(0) } });
+  await receiver.call('reset');
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next < total) {
+      const i = next++;
+      const status = await post(`${receiver.url}?e=${Math.floor(i % endpoints / PER_PLATFORM)}_${i % endpoints % PER_PLATFORM}`, body, agent);
+      if (status !== 200) throw new Error(`bare client: HTTP ${status}`);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { in_flight: inFlight, deliveries: total, seconds: round(seconds, 2)!, per_s: round(total / seconds, 0)! };
+}
+
 async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, deliveries: number) {
   const loc = await freshLocation(kind);
   const h: Harness = await createHarness({ database: openLocation(loc), logger: createLogger('silent', 'devnet') });
@@ -41,14 +77,15 @@ async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, del
     }
     const events = Math.ceil(deliveries / endpoints);
     let n = 0;
-    for (let i = 0; i < events; i += 100) {
-      await h.db.transaction().execute(async (tx) => {
-        for (let j = i; j < Math.min(events, i + 100); j++) {
-          for (const p of platforms) await emitEvent(tx, { platformId: p.id, type: 'order.confirmed', data: { object: payload(n++) } });
-        }
-      });
+    for (let i = 0; i < events; i += 500) {
+      const batch: EmitManyInput[] = [];
+      for (let j = i; j < Math.min(events, i + 500); j++) {
+        for (const p of platforms) batch.push({ platformId: p.id, type: 'order.confirmed' as const, data: { object: payload(n++) } });
+      }
+      await h.db.transaction().execute((tx) => emitEvents(tx, batch));
     }
     const total = events * endpoints;
+    const limit = await bareClient(receiver, endpoints, total);
     await receiver.call('reset');
     const deliverer = createWebhookDeliverer({ db: h.db, config: h.config, logger: createLogger('silent', 'devnet'), secrets: h.services.webhookSecrets });
     const started = performance.now();
@@ -63,7 +100,8 @@ async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, del
     }
     const seconds = (performance.now() - started) / 1000;
     await deliverer.stop();
-    return { db: kind, endpoints, deliveries: done, seconds: round(seconds, 2)!, per_s: round(done / seconds, 0)!, load_avg: loadAvg() };
+    const perS = round(done / seconds, 0)!;
+    return { db: kind, endpoints, deliveries: done, seconds: round(seconds, 2)!, per_s: perS, limit, ratio: round(perS / limit.per_s, 2), load_avg: loadAvg() };
   } finally {
     await h.close();
     await loc.dispose();
@@ -77,12 +115,12 @@ export async function benchWebhooks(o: { dbs: DbKind[]; deliveries?: number }) {
     for (const kind of o.dbs) {
       for (const endpoints of [1, 10, 100]) {
         log(`webhooks/${kind}: ${endpoints} endpoint(s)`);
-        rows.push(await scenario(kind, receiver, endpoints, o.deliveries ?? 1000));
+        rows.push(await scenario(kind, receiver, endpoints, o.deliveries ?? 5000));
         log(`  ${rows.at(-1)!.deliveries} deliveries in ${rows.at(-1)!.seconds} s (${rows.at(-1)!.per_s}/s)`);
       }
     }
   } finally {
     await receiver.stop();
   }
-  return { settings: { concurrency: 16, per_endpoint: 3, poll_ms: 1000 }, rows };
+  return { settings: { concurrency: DEFAULT_CONCURRENCY, per_endpoint: DEFAULT_PER_ENDPOINT, poll_ms: 1000 }, rows };
 }

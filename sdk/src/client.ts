@@ -5,6 +5,7 @@ import type {
   CreateMerchantParams, CreateOrderParams, CreateRefundParams, CreateWebhookEndpointParams, DeletedWebhookEndpoint, Event, Health,
   ListDeliveriesParams, ListEventsParams, ListMerchantsParams, ListOrdersParams, ListRefundsParams, ListSettlementsParams,
   ListWebhookEndpointsParams, Me, Merchant, MerchantInvitation, Order, OrderSummary, PublicCheckoutSession, PublicInvitation,
+  GaslessUsage, Relay, RelayParams,
   ReplayWebhookEventsParams, RetrieveInvitationParams, Refund, Settlement, WebhookDelivery, WebhookEndpoint, WebhookReplay,
 } from './types.js';
 
@@ -52,6 +53,21 @@ class Orders {
   retrieve(id: string, o?: RequestOptions) {
     return this.core.request<Order>('GET', `/v1/orders/${segment(id)}`, o);
   }
+  /** The order's latest gasless relay (state, tx_hash, error, gas_cost_wei); 404 when it has none. */
+  retrieveRelay(id: string, o?: RequestOptions) {
+    return this.core.request<Relay>('GET', `/v1/orders/${segment(id)}/relay`, o);
+  }
+  /**
+   * Gasless payment: relays the buyer's signed USDC ReceiveWithAuthorization (to = router, value = amount,
+   * nonce = hashPayOrder(order), validBefore ≤ deadline + 1) with the service's relayer. 202: the relay.
+   */
+  relay(id: string, params: RelayParams, o?: RequestOptions) {
+    return this.core.request<Relay>('POST', `/v1/orders/${segment(id)}/relay`, { ...o, body: params });
+  }
+  /** Relays accepted and relayer gas spent per day, the last 30 days. */
+  gaslessUsage(o?: RequestOptions) {
+    return this.core.request<GaslessUsage>('GET', '/v1/gasless/usage', o);
+  }
   list(params: ListOrdersParams = {}, o?: RequestOptions): ListResult<Order> {
     return this.core.list<Order>('/v1/orders', params, o);
   }
@@ -69,6 +85,10 @@ class CheckoutSessions {
   /** Public read by session_token (cs_live_…): state and the order to pay. */
   retrieve(sessionToken: string, o?: RequestOptions) {
     return this.core.request<PublicCheckoutSession>('GET', `/v1/checkout/sessions/${segment(sessionToken)}`, o);
+  }
+  /** Public: relays the buyer's signature of the session's `gasless.typed_data` (what the hosted page does). */
+  relay(sessionToken: string, params: RelayParams, o?: RequestOptions) {
+    return this.core.request<Relay>('POST', `/v1/checkout/sessions/${segment(sessionToken)}/relay`, { ...o, body: params });
   }
 }
 

@@ -1,11 +1,11 @@
 /**
- * Deploys the router and the devnet/test USDC from the committed artifacts, waiting for receipts.
- * Transactions from one account may be sent back to back with explicit nonces (see fundTestUsdc) so a
+ * Deploys the router (committed artifact) and the devnet/test USDC (Circle's, circle-usdc.ts), waiting for receipts.
+ * Transactions from one account may be sent back to back with explicit nonces so a
  * devnet with 1-second blocks is set up in a couple of blocks rather than one block per transaction.
  */
 import { getAddress, type Address, type Hash } from 'viem';
 import { paymentRouterAbi, paymentRouterBytecode } from './artifacts/PaymentRouter.js';
-import { testUsdcAbi, testUsdcBytecode } from './artifacts/TestUSDC.js';
+import { awaitAll, sendCircleUsdcDeployment, sendCircleUsdcMints, type CircleRoles } from './circle-usdc.js';
 import type { ChainPublicClient, ChainWalletClient } from './clients.js';
 
 export type DeployClients = { walletClient: ChainWalletClient; publicClient: ChainPublicClient };
@@ -46,55 +46,23 @@ export async function deployRouter(p: DeployRouterParams): Promise<Address> {
   return contractAddressOf(p.publicClient, hash, 'PaymentRouter', p.confirmations);
 }
 
-/** TestUSDC (6 decimals, EIP-2612). Devnet and tests only: real networks use Circle's USDC. */
-export async function deployTestUsdc(p: DeployClients & { owner: Address; nonce?: number }): Promise<Address> {
-  const hash = await p.walletClient.deployContract({
-    abi: testUsdcAbi,
-    bytecode: testUsdcBytecode,
-    args: [p.owner],
-    nonce: p.nonce,
-  });
-  return contractAddressOf(p.publicClient, hash, 'TestUSDC');
-}
-
-/** Mints `amount` (base units) to each recipient; the wallet must be the TestUSDC owner. */
-export async function fundTestUsdc(
-  p: DeployClients & { usdc: Address; recipients: readonly Address[]; amount: bigint },
-): Promise<void> {
-  const from = p.walletClient.account.address;
-  let nonce = await p.publicClient.getTransactionCount({ address: from, blockTag: 'pending' });
-  const hashes: Hash[] = [];
-  for (const to of p.recipients) {
-    hashes.push(
-      await p.walletClient.writeContract({
-        address: p.usdc,
-        abi: testUsdcAbi,
-        functionName: 'mint',
-        args: [to, p.amount],
-        nonce: nonce++,
-        gas: 100_000n, // fixed: estimating against a block that lacks the earlier mints is pointless
-      }),
-    );
-  }
-  for (const hash of hashes) {
-    const receipt = await p.publicClient.waitForTransactionReceipt({ hash, timeout: 120_000 });
-    if (receipt.status !== 'success') throw new Error(`TestUSDC mint failed (tx ${hash})`);
-  }
-}
-
 /**
- * Devnet / test setup in a few blocks: TestUSDC and the router deployed back to back (consecutive nonces),
- * then `usdcEach` minted to every buyer. The wallet's account owns both contracts.
+ * Devnet / test setup in a few blocks: Circle's USDC (circle-usdc.ts) and the router deployed back to back
+ * (consecutive nonces, fixed gas), then `usdcEach` minted to every buyer by the wallet's account, which owns
+ * the router and the token and is the token's master minter and minter. `roles`: the token's proxy admin,
+ * pauser, blacklister and lost-and-found (the proxy admin must be another account).
  */
 export async function deployDevStack(
-  p: DeployClients & { signer: Address; operator: Address; treasury: Address; buyers: readonly Address[]; usdcEach: bigint; reserveHoldSeconds?: bigint },
+  p: DeployClients & {
+    signer: Address; operator: Address; treasury: Address; buyers: readonly Address[]; usdcEach: bigint; reserveHoldSeconds?: bigint; roles: CircleRoles;
+  },
 ): Promise<{ usdc: Address; router: Address }> {
   const owner = p.walletClient.account.address;
   const nonce = await p.publicClient.getTransactionCount({ address: owner, blockTag: 'pending' });
-  const [usdc, router] = await Promise.all([
-    deployTestUsdc({ ...p, owner, nonce }),
-    deployRouter({ ...p, owner, nonce: nonce + 1 }),
-  ]);
-  await fundTestUsdc({ ...p, usdc, recipients: p.buyers, amount: p.usdcEach });
-  return { usdc, router };
+  const sent = await sendCircleUsdcDeployment(p.walletClient, p.roles, nonce);
+  const mints = await sendCircleUsdcMints(p.walletClient, sent.usdc, p.buyers, p.usdcEach, sent.nextNonce);
+  const router = await deployRouter({ ...p, owner, nonce: sent.nextNonce + p.buyers.length });
+  await awaitAll(p.publicClient, sent.hashes, 'USDC deployment');
+  await awaitAll(p.publicClient, mints, 'USDC mint');
+  return { usdc: sent.usdc, router };
 }

@@ -1,6 +1,6 @@
 /**
- * The zero-configuration devnet (DESIGN §2): anvil with chain id 84532 and 1-second blocks, TestUSDC and
- * the PaymentRouter deployed, anvil's well-known dev accounts funded with test USDC, and service secrets
+ * The zero-configuration devnet (DESIGN §2): anvil with chain id 84532 and 1-second blocks, Circle's USDC
+ * (FiatTokenV2_2 behind FiatTokenProxy, circle-usdc.ts) and the PaymentRouter deployed, anvil's well-known dev accounts funded with test USDC, and service secrets
  * generated once. Everything lives in dataDir and is reused on the next start (same addresses).
  */
 import { randomBytes } from 'node:crypto';
@@ -11,6 +11,7 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem
 import { startAnvil, type AnvilHandle } from './anvil.js';
 import { paymentRouterAbi } from './artifacts/PaymentRouter.js';
 import { DEVNET_CHAIN_ID, makeAnvilClient, makePublicClient, makeWalletClient, type ChainPublicClient } from './clients.js';
+import { isCircleUsdc } from './circle-usdc.js';
 import { deployDevStack } from './deploy.js';
 import { ROUTER_DOMAIN_NAME } from './eip712.js';
 
@@ -30,9 +31,14 @@ export type DevnetInfo = {
 export type DevnetSecrets = {
   signerPrivateKey: Hex;
   operatorPrivateKey: Hex;
+  /** Sends gasless payments and pays their gas (funded with devnet ETH at every start). */
+  relayerPrivateKey: Hex;
   adminToken: string;
-  /** Owner of the router and of TestUSDC (can mint, pause, rotate signers) on the devnet. */
+  /** Owner of the router and of the USDC (its master minter and minter: can mint, rotate signers) on the devnet. */
   deployerPrivateKey: Hex;
+  /** The USDC's pauser and blacklister (Circle's roles), to exercise pause and blacklist on the devnet. */
+  usdcPauserPrivateKey: Hex;
+  usdcBlacklisterPrivateKey: Hex;
 };
 
 export type DevnetLogger = { info(msg: string): void; warn(msg: string): void };
@@ -52,7 +58,14 @@ type SecretsFile = {
   deployer_private_key: Hex;
   treasury_private_key: Hex;
   admin_token: string;
+  /** Added with Circle's USDC (older files lack them: generated and saved on the next start). */
+  relayer_private_key: Hex;
+  usdc_proxy_admin_private_key: Hex;
+  usdc_pauser_private_key: Hex;
+  usdc_blacklister_private_key: Hex;
 };
+
+const LATER_KEYS = ['relayer_private_key', 'usdc_proxy_admin_private_key', 'usdc_pauser_private_key', 'usdc_blacklister_private_key'] as const;
 
 /** anvil's default mnemonic: its accounts are the devnet's buyers, importable into any wallet. */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -72,7 +85,11 @@ function devAccounts(): DevnetInfo['accounts'] {
 function loadOrCreateSecrets(file: string): SecretsFile {
   if (existsSync(file)) {
     chmodSync(file, 0o600);
-    return JSON.parse(readFileSync(file, 'utf8')) as SecretsFile;
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Partial<SecretsFile>;
+    if (LATER_KEYS.every((k) => saved[k])) return saved as SecretsFile;
+    for (const k of LATER_KEYS) saved[k] ??= generatePrivateKey();
+    writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+    return saved as SecretsFile;
   }
   const secrets: SecretsFile = {
     signer_private_key: generatePrivateKey(),
@@ -80,6 +97,10 @@ function loadOrCreateSecrets(file: string): SecretsFile {
     deployer_private_key: generatePrivateKey(),
     treasury_private_key: generatePrivateKey(),
     admin_token: `adm_${randomBytes(24).toString('base64url')}`,
+    relayer_private_key: generatePrivateKey(),
+    usdc_proxy_admin_private_key: generatePrivateKey(),
+    usdc_pauser_private_key: generatePrivateKey(),
+    usdc_blacklister_private_key: generatePrivateKey(),
   };
   writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   return secrets;
@@ -105,10 +126,21 @@ async function whyUnusable(client: ChainPublicClient, prev: DevnetInfo, signer: 
     const code = await client.getCode({ address: addr });
     if (!code || code === '0x') return `no ${what} code at ${addr}`;
   }
+  // A devnet made before the switch to Circle's USDC holds a TestUSDC there: redeploy everything.
+  if (!(await isCircleUsdc(client, prev.usdc))) return `the USDC at ${prev.usdc} is not Circle's FiatToken (an older devnet's TestUSDC)`;
   const [, name] = await client.readContract({ address: prev.router, abi: paymentRouterAbi, functionName: 'eip712Domain' });
   if (name !== ROUTER_DOMAIN_NAME) return `contract at ${prev.router} is not a PaymentRouter`;
   const ok = await client.readContract({ address: prev.router, abi: paymentRouterAbi, functionName: 'isSigner', args: [signer] });
   return ok ? null : 'router does not know the devnet signer';
+}
+
+/** The token's pauser and blacklister: funded so they can act on the devnet. */
+const usdcRoleHolders = (s: SecretsFile) => [s.usdc_pauser_private_key, s.usdc_blacklister_private_key].map((k) => privateKeyToAccount(k).address);
+
+/** The relayer pays every gasless payment's gas: topped up at each start (also on a reused chain, and for a key added later). */
+async function fundRelayer(rpcUrl: string, client: ChainPublicClient, s: SecretsFile): Promise<void> {
+  const relayer = privateKeyToAccount(s.relayer_private_key).address;
+  if ((await client.getBalance({ address: relayer })) < GAS_ETH / 10n) await makeAnvilClient(rpcUrl).setBalance({ address: relayer, value: GAS_ETH });
 }
 
 async function deployAll(
@@ -122,7 +154,7 @@ async function deployAll(
   const operator = privateKeyToAccount(s.operator_private_key).address;
   const treasury = privateKeyToAccount(s.treasury_private_key).address;
   const anvil = makeAnvilClient(rpcUrl);
-  for (const address of [deployer.address, operator]) await anvil.setBalance({ address, value: GAS_ETH });
+  for (const address of [deployer.address, operator, ...usdcRoleHolders(s)]) await anvil.setBalance({ address, value: GAS_ETH });
   const startBlock = await client.getBlockNumber(); // at or before the deployment: safe for an indexer
   const { usdc, router } = await deployDevStack({
     walletClient: makeWalletClient({ rpcUrl, chainId: DEVNET_CHAIN_ID, devnet: true, account: deployer }),
@@ -133,6 +165,12 @@ async function deployAll(
     buyers: accounts.map((a) => a.address),
     usdcEach: DEV_USDC,
     reserveHoldSeconds,
+    roles: {
+      proxyAdmin: privateKeyToAccount(s.usdc_proxy_admin_private_key).address,
+      pauser: privateKeyToAccount(s.usdc_pauser_private_key).address,
+      blacklister: privateKeyToAccount(s.usdc_blacklister_private_key).address,
+      lostAndFound: treasury,
+    },
   });
   return { usdc, router, router_deploy_block: Number(startBlock), service_treasury: treasury };
 }
@@ -160,6 +198,7 @@ export async function startDevnet(opts: { dataDir: string; port: number; log?: D
       deployed = await deployAll(anvil.rpcUrl, client, secrets, accounts, opts.reserveHoldSeconds);
       log.info(`devnet: deployed router ${deployed.router} and USDC ${deployed.usdc}`);
     }
+    await fundRelayer(anvil.rpcUrl, client, secrets);
     const info: DevnetInfo = {
       chain_id: DEVNET_CHAIN_ID,
       rpc_url: anvil.rpcUrl,
@@ -177,6 +216,9 @@ export async function startDevnet(opts: { dataDir: string; port: number; log?: D
       secrets: {
         signerPrivateKey: secrets.signer_private_key,
         operatorPrivateKey: secrets.operator_private_key,
+        relayerPrivateKey: secrets.relayer_private_key,
+        usdcPauserPrivateKey: secrets.usdc_pauser_private_key,
+        usdcBlacklisterPrivateKey: secrets.usdc_blacklister_private_key,
         adminToken: secrets.admin_token,
         deployerPrivateKey: secrets.deployer_private_key,
       },

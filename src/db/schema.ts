@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { OrderState } from '../lib/order-states.js';
 
 /** Kysely table types. They mirror migrations/*.sql; int8 columns are bigint on both drivers. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -71,10 +72,11 @@ export interface InvitationsTable {
   wallet: string | null;
   merchant_id: string | null;
   completed_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
   created_at: Generated<Date>;
 }
 
-export type OrderState = 'pending_payment' | 'confirmed' | 'partially_refunded' | 'refunded' | 'failed' | 'expired';
+export type { OrderState } from '../lib/order-states.js';
 
 export interface OrdersTable {
   id: string;
@@ -259,6 +261,7 @@ export interface RefundsTable {
   metadata: Json<Record<string, unknown>>;
   reserve_portion: Int8;
   funding_required: Int8;
+  funded_by: ColumnType<string | null, string | null | undefined, string | null>;
   onchain_id: string;
   to_address: string;
   pay_to: string;

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { getAddress, zeroAddress, type Address } from 'viem';
-import { isWellFormedAddress, SUPPORTED_CHAIN_IDS } from '../config.js';
+import { isWellFormedAddress, SUPPORTED_CHAIN_IDS } from './address.js';
 import { AMOUNT_PATTERN } from './money.js';
 
 /** Shared request-field schemas: one definition of "an address", "basis points", "an amount". */

@@ -87,7 +87,7 @@ describe('the OpenAPI document', () => {
       expect(op.tags?.length, where).toBeGreaterThan(0);
       const ok = Object.entries(op.responses).filter(([s]) => s.startsWith('2'));
       expect(ok.length, where).toBeGreaterThan(0);
-      const type = path === '/metrics' ? 'text/plain' : 'application/json';
+      const type = path === '/metrics' ? 'text/plain' : path.startsWith('/v1/exports/') ? 'text/csv' : 'application/json';
       for (const [, r] of ok) expect(r.content?.[type]?.schema, where).toBeDefined();
       for (const [status, r] of Object.entries(op.responses).filter(([s]) => /^[45]/.test(s))) {
         if (path === '/health' && status === '503') continue; // health reports itself, unhealthy included
@@ -109,7 +109,7 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes).toMatchObject({
       bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie' }, admin: { type: 'http', scheme: 'bearer' },
     });
-    const PUBLIC = ['GET /health', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /v1/checkout/sessions/{token}'];
+    const PUBLIC = ['GET /health', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay'];
     for (const { method, path, op } of operations()) {
       const where = `${method} ${path}`;
       const schemes = (op.security ?? []).flatMap((s) => Object.keys(s)).sort();
@@ -272,6 +272,10 @@ describe('responses match the document', () => {
     await call('POST', `/v1/merchants/invitations/${inv.body.token}/complete`, { body: { wallet: wallet.address, name: 'Invited Shop', signature } }, 201);
     await call('GET', `/v1/merchants/invitations/${inv.body.token}`, {});
     await call('GET', '/v1/merchants/invitations/moi_live_unknown', {}, 404);
+    await call('POST', `/v1/merchants/invitations/${inv.body.id}/revoke`, { key }, 409);
+    const spare = await call('POST', '/v1/merchants/invitations', { key, body: { external_id: 'doc-revoked', suggested_name: 'Revoked', chain_id: 84532 } }, 201);
+    await call('POST', `/v1/merchants/invitations/${spare.body.id}/revoke`, { key }, 200);
+    await call('POST', '/v1/merchants/invitations/inv_unknown/revoke', { key }, 404);
 
     const order = await call('POST', '/v1/orders', {
       key, body: { merchant_id: 'doc-shop', order_no: 'doc-1', chain_id: 84532, token: 'USDC', amount: '19.99', metadata: { sku: 'X' } },
@@ -290,6 +294,15 @@ describe('responses match the document', () => {
     }, 201);
     await call('GET', `/v1/checkout/sessions/${session.body.session_token}`, {}, 200);
     await call('GET', '/v1/checkout/sessions/cs_live_unknown', {}, 404);
+    // Gasless relay: refusals that need no chain (this harness has none), and the usage read.
+    const auth = { from: WALLETS.merchant, valid_after: '0', valid_before: '1', nonce: `0x${'00'.repeat(32)}`, signature: `0x${'11'.repeat(65)}` };
+    await call('POST', `/v1/checkout/sessions/${session.body.session_token}/relay`, { body: { ...auth, signature: '0x12' } }, 422);
+    await call('POST', '/v1/checkout/sessions/cs_live_unknown/relay', { body: auth }, 404);
+    await call('POST', `/v1/orders/${order.body.id}/relay`, { key, body: { ...auth, extra: 1 } }, 422);
+    await call('POST', '/v1/orders/ord_unknown/relay', { key, body: auth }, 404);
+    await call('POST', `/v1/orders/${order.body.id}/relay`, { key, body: auth }, 503); // no relayer key in this harness
+    await call('GET', `/v1/orders/${order.body.id}/relay`, { key }, 404);
+    await call('GET', '/v1/gasless/usage', { key }, 200);
     // Public, but a credential that is sent must be valid.
     await call('GET', `/v1/checkout/sessions/${session.body.session_token}`, { key: 'sk_live_revoked' }, 401);
 
@@ -299,6 +312,20 @@ describe('responses match the document', () => {
     await call('POST', '/v1/refunds/re_unknown/cancel', { key }, 404);
     await call('GET', '/v1/settlements', { key }, 200);
     await call('GET', '/v1/settlements/stl_unknown', { key }, 404);
+    await call('GET', '/v1/balance', { key }, 200);
+    await call('GET', '/v1/balance?merchant_id=doc-shop', { key }, 200);
+    await call('GET', '/v1/balance?merchant_id=nobody', { key }, 404);
+    await call('GET', '/v1/balance?nope=1', { key }, 422);
+    await call('GET', '/v1/balance_transactions?limit=5', { key }, 200);
+    await call('GET', '/v1/balance_transactions?limit=500', { key }, 422);
+    await call('GET', '/v1/balance_transactions?merchant_id=nobody', { key }, 404);
+    await call('GET', '/v1/balance/net_volume?days=7', { key }, 200);
+    await call('GET', '/v1/balance/net_volume?days=8', { key }, 422);
+    for (const kind of ['orders', 'refunds', 'balance_transactions', 'settlements']) {
+      const csv = await call('GET', `/v1/exports/${kind}.csv`, { key }, 200);
+      expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+      await call('GET', `/v1/exports/${kind}.csv?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`, { key }, 422);
+    }
 
     await call('GET', '/v1/developers/keys', { key }, 200);
     const rolled = await call('POST', '/v1/developers/keys', { key }, 201);

@@ -96,6 +96,10 @@ describe('per client address on the public routes', () => {
     expectLimited(await call('GET', '/v1/checkout/sessions/cs_live_nope', { ip }), 'public', 3, 3);
     expectLimited(await call('GET', '/v1/merchants/invitations/moi_live_nope', { ip }), 'public', 3, 3);
     expectLimited(await call('POST', '/v1/merchants/invitations/moi_live_nope/complete', { ip, body: complete }), 'public', 3, 3);
+    // The gasless relay is a public POST too: same bucket, limited before its body or any row is read.
+    const relay = { from: complete.wallet, valid_after: '0', valid_before: '1', nonce: `0x${'00'.repeat(32)}`, signature: complete.signature };
+    expectLimited(await call('POST', '/v1/checkout/sessions/cs_live_nope/relay', { ip, body: relay }), 'public', 3, 3);
+    expect((await call('POST', '/v1/checkout/sessions/cs_live_nope/relay', { ip: '198.51.100.25', body: relay })).status).toBe(404);
 
     expect((await call('GET', '/v1/checkout/sessions/cs_live_nope', { ip: '198.51.100.24' })).status).toBe(404);
     expect((await call('GET', '/v1/me', { key: p.secretKey, ip })).status).toBe(200);

@@ -1,14 +1,15 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { zeroAddress } from 'viem';
+import { hashDomain, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
-import { testUsdcAbi } from '../../src/chain/artifacts/TestUSDC.js';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
 import { makeAnvilClient, makePublicClient, makeWalletClient } from '../../src/chain/clients.js';
 import { startDevnet, type Devnet, type DevnetInfo } from '../../src/chain/devnet.js';
-import { signPayOrder, toBytes32Id } from '../../src/chain/eip712.js';
+import { eip712DomainType, signPayOrder, toBytes32Id } from '../../src/chain/eip712.js';
+import { testUsdcAbi, testUsdcBytecode } from '../../src/chain/artifacts/TestUSDC.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
 
@@ -52,7 +53,7 @@ describe('devnet', () => {
       reserveHold: 495_000n,
       deadline: BigInt(Math.floor(Date.now() / 1000) + 600),
     };
-    await mineAndWait(await wallet.writeContract({ address: first.usdc, abi: testUsdcAbi, functionName: 'approve', args: [first.router, msg.amount] }));
+    await mineAndWait(await wallet.writeContract({ address: first.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [first.router, msg.amount] }));
     const signer = privateKeyToAccount(secrets.signerPrivateKey);
     const signature = await signPayOrder(signer, 84532, first.router, msg);
     await mineAndWait(await wallet.writeContract({ address: first.router, abi: paymentRouterAbi, functionName: 'payOrder', args: [msg, signature] }));
@@ -68,7 +69,7 @@ describe('devnet', () => {
 
     const again = makePublicClient({ rpcUrl: second.rpc_url, chainId: 84532, devnet: true });
     expect(await again.getBlockNumber()).toBeGreaterThanOrEqual(headBefore);
-    const balance = await again.readContract({ address: second.usdc, abi: testUsdcAbi, functionName: 'balanceOf', args: [buyer.address] });
+    const balance = await again.readContract({ address: second.usdc, abi: circleUsdcAbi, functionName: 'balanceOf', args: [buyer.address] });
     expect(balance).toBe(1_000_000_000_000n - msg.amount);
     const logs = await again.getContractEvents({
       address: second.router,
@@ -98,5 +99,28 @@ describe('devnet', () => {
       args: [privateKeyToAccount(running.secrets.signerPrivateKey).address],
     });
     expect(isSigner).toBe(true);
+  });
+
+  it("deploys Circle's USDC (name USDC, version 2, domain as the token reports it), funds the relayer, and redeploys an older devnet's TestUSDC", async () => {
+    const info = running!.info;
+    const client = makePublicClient({ rpcUrl: info.rpc_url, chainId: 84532, devnet: true });
+    const read = <F extends 'name' | 'version' | 'DOMAIN_SEPARATOR' | 'masterMinter'>(functionName: F) =>
+      client.readContract({ address: info.usdc, abi: circleUsdcAbi, functionName });
+    expect([await read('name'), await read('version')]).toEqual(['USDC', '2']);
+    expect(await read('DOMAIN_SEPARATOR')).toBe(hashDomain({ domain: { name: 'USDC', version: '2', chainId: 84532n, verifyingContract: info.usdc }, types: { EIP712Domain: eip712DomainType } }));
+    expect(await client.getBalance({ address: privateKeyToAccount(running!.secrets.relayerPrivateKey).address })).toBeGreaterThan(10n ** 18n);
+
+    // An older devnet: a TestUSDC where devnet.json says the USDC is.
+    const deployer = makeWalletClient({ rpcUrl: info.rpc_url, chainId: 84532, devnet: true, account: privateKeyToAccount(running!.secrets.deployerPrivateKey) });
+    const hash = await deployer.deployContract({ abi: testUsdcAbi, bytecode: testUsdcBytecode, args: [deployer.account.address] });
+    await makeAnvilClient(info.rpc_url).mine({ blocks: 1 });
+    const old = (await client.waitForTransactionReceipt({ hash })).contractAddress!;
+    writeFileSync(path.join(dataDir, 'devnet.json'), JSON.stringify({ ...info, usdc: old }));
+    await running!.stop();
+    const warnings: string[] = [];
+    running = await startDevnet({ dataDir, port: 0, log: { info: () => {}, warn: (m) => warnings.push(m) } });
+    expect(warnings.join('\n')).toMatch(/not Circle's FiatToken/);
+    expect(running.deployed).toBe(true);
+    expect(running.info.usdc).not.toBe(old);
   });
 });

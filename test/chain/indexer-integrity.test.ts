@@ -185,9 +185,10 @@ describe('new router events', () => {
     const cancelled: unknown[] = [];
     h.services.indexerHooks.applyPayOrderCancelled = async (_tx, e) => void cancelled.push(e);
     h.services.indexerHooks.applyRefundCancelled = async (_tx, e) => void cancelled.push(e);
-    const applyPaid = h.services.orders.applyPaid;
+    // OrderPaid runs go through the set-based path (issue 20); the event it is handed is the same shape.
+    const applyPaidMany = h.services.orders.applyPaidMany;
     const paid: { releaseAfter: bigint }[] = [];
-    h.services.orders.applyPaid = async (tx, e) => (paid.push(e), applyPaid(tx, e));
+    h.services.orders.applyPaidMany = async (tx, es) => (paid.push(...es), applyPaidMany(tx, es));
     try {
       const operator = chain.walletClientFor(privateKeyToAccount(operatorKey));
       const orderId = keccak256(toHex('cancel-me'));
@@ -210,7 +211,7 @@ describe('new router events', () => {
       expect(await h.db.selectFrom('chain_logs').select('event_key').where('event_name', 'in', ['PayOrderCancelled', 'RefundCancelled']).execute())
         .toEqual(expect.arrayContaining([{ event_key: `PayOrderCancelled:${orderId}` }, { event_key: `RefundCancelled:${refundId}` }]));
     } finally {
-      h.services.orders.applyPaid = applyPaid;
+      h.services.orders.applyPaidMany = applyPaidMany;
       delete h.services.indexerHooks.applyPayOrderCancelled;
       delete h.services.indexerHooks.applyRefundCancelled;
     }

@@ -2,7 +2,7 @@ import { parseEventLogs, parseSignature, zeroAddress, type Address, type LocalAc
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
-import { testUsdcAbi } from '../../src/chain/artifacts/TestUSDC.js';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
 import { signPayOrder, toBytes32Id, type PayOrderMessage } from '../../src/chain/eip712.js';
 import { revertOf, startTestChain, type TestChain } from '../helpers/chain.js';
 
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 const balanceOf = (who: Address) =>
-  chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'balanceOf', args: [who] });
+  chain.publicClient.readContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'balanceOf', args: [who] });
 
 async function balances() {
   const who = { treasury: chain.treasury, platform, merchant, router: chain.router };
@@ -65,7 +65,7 @@ describe('paying an order', () => {
     const before = await balances();
     const buyerBefore = await balanceOf(buyer.address);
 
-    await chain.confirm(await wallet.writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'approve', args: [chain.router, msg.amount] }));
+    await chain.confirm(await wallet.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [chain.router, msg.amount] }));
     const receipt = await chain.confirm(
       await wallet.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'payOrder', args: [msg, signature] }),
     );
@@ -95,8 +95,8 @@ describe('paying an order', () => {
     const msg = splitOrder();
     const signature = await signPayOrder(chain.signer, chain.chainId, chain.router, msg);
     const read = <F extends 'name' | 'version'>(functionName: F) =>
-      chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName });
-    const nonce = await chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'nonces', args: [buyer.address] });
+      chain.publicClient.readContract({ address: chain.usdc, abi: circleUsdcAbi, functionName });
+    const nonce = await chain.publicClient.readContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'nonces', args: [buyer.address] });
     const permitDeadline = BigInt(Math.floor(Date.now() / 1000) + 600);
     const permit = await buyer.signTypedData({
       domain: { name: await read('name'), version: await read('version'), chainId: chain.chainId, verifyingContract: chain.usdc },
@@ -133,7 +133,7 @@ describe('paying an order', () => {
     const msg = splitOrder();
     const signature = await signPayOrder(chain.signer, chain.chainId, chain.router, msg);
     const wallet = chain.walletClientFor(buyer);
-    await chain.confirm(await wallet.writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'approve', args: [chain.router, msg.amount] }));
+    await chain.confirm(await wallet.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [chain.router, msg.amount] }));
     await chain.increaseTime(3601);
     const err = await revertOf(
       chain.publicClient.simulateContract({ account: buyer, address: chain.router, abi: paymentRouterAbi, functionName: 'payOrder', args: [msg, signature] }),

@@ -2,7 +2,7 @@ import { parseEventLogs, zeroAddress, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
-import { testUsdcAbi } from '../../src/chain/artifacts/TestUSDC.js';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
 import { signPayOrder, signRefundOrder, toBytes32Id, type PayOrderMessage } from '../../src/chain/eip712.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 
@@ -17,14 +17,14 @@ beforeAll(async () => {
   chain = await startTestChain();
   await chain.confirm(
     await chain.walletClientFor(chain.buyers[0]!).writeContract({
-      address: chain.usdc, abi: testUsdcAbi, functionName: 'approve', args: [chain.router, 2n ** 256n - 1n],
+      address: chain.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [chain.router, 2n ** 256n - 1n],
     }),
   );
   // The platform funds refunds the reserve cannot cover: it needs USDC and gas.
   await chain.anvil.setBalance({ address: platformWallet.address, value: 10n ** 20n });
   await chain.confirm(
     await chain.walletClientFor(chain.owner).writeContract({
-      address: chain.usdc, abi: testUsdcAbi, functionName: 'mint', args: [platformWallet.address, 1_000n * 10n ** 6n],
+      address: chain.usdc, abi: circleUsdcAbi, functionName: 'mint', args: [platformWallet.address, 1_000n * 10n ** 6n],
     }),
   );
 });
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 const balanceOf = (who: Address) =>
-  chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'balanceOf', args: [who] });
+  chain.publicClient.readContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'balanceOf', args: [who] });
 const orderOf = (orderId: `0x${string}`) =>
   chain.publicClient.readContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'orders', args: [orderId] });
 const deadline = () => BigInt(Math.floor(Date.now() / 1000) + 3600);
@@ -86,7 +86,7 @@ describe('refunds', () => {
     const refund = { orderId: order.orderId, refundId: toBytes32Id('re_funded'), to: chain.buyers[0]!.address, amount: 100_000_000n, deadline: deadline() };
     const signature = await signRefundOrder(chain.signer, chain.chainId, chain.router, refund);
     const platform = chain.walletClientFor(platformWallet);
-    await chain.confirm(await platform.writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'approve', args: [chain.router, 90_000_000n] }));
+    await chain.confirm(await platform.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [chain.router, 90_000_000n] }));
     const platformBefore = await balanceOf(platformWallet.address);
     const buyerBefore = await balanceOf(refund.to);
     const receipt = await chain.confirm(

@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPlatform, expectStatus, randomAddress, uniq, type Platform } from './helpers/api.js';
@@ -52,6 +52,14 @@ describe('hosted checkout page', () => {
     );
   };
   const pageUrl = (session: { url: string }) => `${baseUrl}${new URL(session.url).pathname}`;
+  /** The page offers the best method first (gasless, batched, permit); the buyer picks "approve, then pay". */
+  const chooseMethod = async (page: Page, want: 'approve' | 'permit') => {
+    await page.locator('[data-method]').waitFor();
+    for (let i = 0; i < 3 && (await page.locator('[data-method]').getAttribute('data-method')) !== want; i++) {
+      await page.getByRole('button', { name: /^Or / }).click();
+    }
+    expect(await page.locator('[data-method]').getAttribute('data-method')).toBe(want);
+  };
   let paidOrderId = '';
 
   it('a buyer switches network, approves and pays; the badge confirms, the shop gets order.confirmed and the split lands on-chain', async () => {
@@ -76,6 +84,7 @@ describe('hosted checkout page', () => {
     await page.getByText('Wrong network').waitFor();
     await shot(page, 'checkout-2-wrong-network');
     await page.getByRole('button', { name: /^Switch to / }).click();
+    await chooseMethod(page, 'approve');
 
     const approve = page.getByRole('button', { name: 'Approve 12.34 USDC' });
     await approve.waitFor();
@@ -205,6 +214,7 @@ describe('hosted checkout page', () => {
     await wallet.install(page);
     await page.goto(pageUrl(session));
     await page.getByRole('button', { name: /Test Wallet/ }).click();
+    await chooseMethod(page, 'approve');
     await page.getByRole('button', { name: 'Pay 3.00 USDC' }).click();
     await page.waitForURL(`${shop.url}/success**`, { timeout: 60_000 });
     expect(wallet.count('eth_sendTransaction')).toBe(1);
@@ -222,8 +232,8 @@ describe('hosted checkout page', () => {
     await wallet.install(page);
     await page.goto(pageUrl(session));
     await page.getByRole('button', { name: /Test Wallet/ }).click();
-    await page.getByRole('button', { name: 'Approve 7.50 USDC' }).waitFor();
-    await page.getByRole('button', { name: /permit signature/ }).click();
+    await chooseMethod(page, 'permit');
+    await page.getByRole('button', { name: 'Pay 7.50 USDC' }).click();
     await page.waitForURL(`${shop.url}/success**`, { timeout: 60_000 });
     expect(wallet.count('eth_signTypedData_v4')).toBe(1);
     expect(wallet.count('eth_sendTransaction')).toBe(1);

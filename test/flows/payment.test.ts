@@ -159,10 +159,15 @@ describe('indexer robustness', () => {
     const started = await h.request('POST', '/_/indexer/start', { headers: admin });
     expect(started.status).toBe(200);
     expect(started.body.chains[0]).toMatchObject({ chain_id: 84532, running: true, confirmations: 2 });
-    await new Promise((r) => setTimeout(r, 700));
-    const status = await h.request('GET', '/_/indexer/status', { headers: admin });
+    // The started worker runs a pass on its own: wait for the status to show it (no fixed sleep), then check it.
+    let status = await h.request('GET', '/_/indexer/status', { headers: admin });
+    for (const until = Date.now() + 15_000; status.body.chains[0].head === null && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = await h.request('GET', '/_/indexer/status', { headers: admin });
+    }
     expect(status.body.chains[0].cursor).not.toBeNull();
     expect(status.body.chains[0].head).not.toBeNull();
+    expect(BigInt(status.body.chains[0].cursor)).toBeLessThanOrEqual(BigInt(status.body.chains[0].head));
     const stopped = await h.request('POST', '/_/indexer/stop', { headers: admin });
     expect(stopped.body.running).toBe(false);
     expect((await h.request('GET', '/_/indexer/status')).status).toBe(401);

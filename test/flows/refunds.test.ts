@@ -2,7 +2,7 @@ import type { Address, Hex, LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
-import { testUsdcAbi } from '../../src/chain/artifacts/TestUSDC.js';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
 import { payOrderFromJson, refundOrderFromJson, toBytes32Id } from '../../src/chain/eip712.js';
 import { authoriseServiceKeys, startTestChain, type TestChain } from '../helpers/chain.js';
 import { merchant, order } from '../helpers/factories.js';
@@ -30,8 +30,8 @@ beforeAll(async () => {
   const owner = chain.walletClientFor(chain.owner);
   // The platform funds what the reserve cannot cover: it needs USDC and gas.
   await chain.anvil.setBalance({ address: platformWallet.address, value: 10n ** 20n });
-  await chain.confirm(await owner.writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'mint', args: [platformWallet.address, 1_000n * 10n ** 6n] }));
-  await chain.confirm(await chain.walletClientFor(buyer).writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'approve', args: [chain.router, 2n ** 256n - 1n] }));
+  await chain.confirm(await owner.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'mint', args: [platformWallet.address, 1_000n * 10n ** 6n] }));
+  await chain.confirm(await chain.walletClientFor(buyer).writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [chain.router, 2n ** 256n - 1n] }));
 
   h = await createHarness({
     chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, router: chain.router, usdc: chain.usdc, confirmations: 1 }],
@@ -45,7 +45,7 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-const usdc = (who: Address) => chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'balanceOf', args: [who] });
+const usdc = (who: Address) => chain.publicClient.readContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'balanceOf', args: [who] });
 const routerOrder = (id: string) => chain.publicClient.readContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'orders', args: [toBytes32Id(id)] });
 const get = async (path: string) => (await h.request('GET', path, { key: p.secretKey })).body;
 
@@ -69,7 +69,7 @@ async function paidOrder(): Promise<{ id: string }> {
 /** The platform wallet does what a requires_funding refund asks: approve funding_required, then refund(). */
 async function fund(r: { funding_required: string; pay_to: string; eip712: never; signature: string }) {
   const w = chain.walletClientFor(platformWallet);
-  await chain.confirm(await w.writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'approve', args: [r.pay_to as Address, BigInt(r.funding_required)] }));
+  await chain.confirm(await w.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [r.pay_to as Address, BigInt(r.funding_required)] }));
   return chain.confirm(await w.writeContract({
     address: r.pay_to as Address, abi: paymentRouterAbi, functionName: 'refund', args: [refundOrderFromJson(r.eip712), r.signature as Hex],
   }));

@@ -2,7 +2,7 @@ import type { Address, Hex, LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
-import { testUsdcAbi } from '../../src/chain/artifacts/TestUSDC.js';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
 import { payOrderFromJson, toBytes32Id } from '../../src/chain/eip712.js';
 import { authoriseServiceKeys, startTestChain, type TestChain } from '../helpers/chain.js';
 import { merchant, order } from '../helpers/factories.js';
@@ -30,8 +30,8 @@ beforeAll(async () => {
   const { signerPrivateKey: signerKey, operatorPrivateKey: operatorKey } = await authoriseServiceKeys(chain);
   const owner = chain.walletClientFor(chain.owner);
   await chain.anvil.setBalance({ address: platformWallet.address, value: 10n ** 20n });
-  await chain.confirm(await owner.writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'mint', args: [platformWallet.address, 1_000n * 10n ** 6n] }));
-  await chain.confirm(await chain.walletClientFor(buyer).writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'approve', args: [chain.router, 2n ** 256n - 1n] }));
+  await chain.confirm(await owner.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'mint', args: [platformWallet.address, 1_000n * 10n ** 6n] }));
+  await chain.confirm(await chain.walletClientFor(buyer).writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [chain.router, 2n ** 256n - 1n] }));
 
   h = await createHarness({
     chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, router: chain.router, usdc: chain.usdc, confirmations: 1 }],
@@ -51,7 +51,7 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-const usdc = (who: Address) => chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'balanceOf', args: [who] });
+const usdc = (who: Address) => chain.publicClient.readContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'balanceOf', args: [who] });
 const reserveOf = async (id: string) =>
   (await chain.publicClient.readContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'orders', args: [toBytes32Id(id)] })).reserve;
 const orderRow = (id: string) => h.db.selectFrom('orders').select(['settlement_id', 'reserve_remaining', 'state']).where('id', '=', id).executeTakeFirstOrThrow();

@@ -1,6 +1,6 @@
 /**
- * A throwaway chain for tests: its own anvil on a free port (no state file), TestUSDC and the
- * PaymentRouter deployed with fresh keys, buyers funded. Files can run in parallel: nothing is shared.
+ * A throwaway chain for tests: its own anvil on a free port (no state file), Circle's USDC (FiatTokenV2_2
+ * behind its proxy, src/chain/circle-usdc.ts) and the PaymentRouter deployed with fresh keys, buyers funded. Files can run in parallel: nothing is shared.
  */
 import { BaseError, ContractFunctionRevertedError, type Address, type Hash, type LocalAccount, type TransactionReceipt } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -15,6 +15,7 @@ import {
   type ChainWalletClient,
 } from '../../src/chain/clients.js';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
 import { deployDevStack } from '../../src/chain/deploy.js';
 
 export type TestChain = {
@@ -25,8 +26,13 @@ export type TestChain = {
   /** Service signer (authorised on the router). */
   signer: LocalAccount;
   operator: LocalAccount;
-  /** Owner of the router and of TestUSDC (can mint). */
+  /** Owner of the router and of the USDC (its master minter and minter). */
   owner: LocalAccount;
+  /** The USDC's pauser and blacklister (Circle's roles; funded with ETH). */
+  usdcPauser: LocalAccount;
+  usdcBlacklister: LocalAccount;
+  /** Mints `amount` USDC base units to `to` (the owner is the minter) and waits for it. */
+  fundUsdc(to: Address, amount: bigint): Promise<void>;
   treasury: Address;
   buyers: LocalAccount[];
   publicClient: ChainPublicClient;
@@ -48,10 +54,11 @@ export async function startTestChain(opts: { buyers?: number; chainId?: number }
     const { rpcUrl } = node;
     const fresh = () => privateKeyToAccount(generatePrivateKey());
     const [owner, signer, operator, treasury] = [fresh(), fresh(), fresh(), fresh()];
+    const roles = testCircleRoles(treasury.address);
     const buyers = Array.from({ length: opts.buyers ?? 3 }, fresh);
     const publicClient = makePublicClient({ rpcUrl, chainId, devnet: true });
     const anvil = makeAnvilClient(rpcUrl, chainId);
-    for (const a of [owner, operator, ...buyers]) await anvil.setBalance({ address: a.address, value: 10n ** 21n });
+    for (const a of [owner, operator, roles.pauser, roles.blacklister, ...buyers]) await anvil.setBalance({ address: a.address, value: 10n ** 21n });
 
     const walletClientFor = (account: LocalAccount) => makeWalletClient({ rpcUrl, chainId, devnet: true, account });
     const { usdc, router } = await deployDevStack({
@@ -62,7 +69,14 @@ export async function startTestChain(opts: { buyers?: number; chainId?: number }
       treasury: treasury.address,
       buyers: buyers.map((b) => b.address),
       usdcEach: TEST_BUYER_USDC,
+      roles: roles.addresses,
     });
+    const confirm = async (hash: Hash) => {
+      await anvil.mine({ blocks: 1 });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash });
+      if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+      return receipt;
+    };
 
     return {
       rpcUrl,
@@ -72,18 +86,16 @@ export async function startTestChain(opts: { buyers?: number; chainId?: number }
       signer,
       operator,
       owner,
+      usdcPauser: roles.pauser,
+      usdcBlacklister: roles.blacklister,
+      fundUsdc: fundUsdcWith(walletClientFor(owner), usdc, confirm),
       treasury: treasury.address,
       buyers,
       publicClient,
       anvil,
       walletClientFor,
       mine: (blocks = 1) => anvil.mine({ blocks }),
-      confirm: async (hash) => {
-        await anvil.mine({ blocks: 1 });
-        const receipt = await publicClient.waitForTransactionReceipt({ hash });
-        if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
-        return receipt;
-      },
+      confirm,
       increaseTime: async (seconds) => {
         await anvil.increaseTime({ seconds });
         await anvil.mine({ blocks: 1 });
@@ -95,6 +107,21 @@ export async function startTestChain(opts: { buyers?: number; chainId?: number }
     throw err;
   }
 }
+
+/** Fresh holders of the USDC's proxy-admin, pauser and blacklister roles; lost-and-found is `lostAndFound`. */
+export function testCircleRoles(lostAndFound: Address) {
+  const [proxyAdmin, pauser, blacklister] = [0, 1, 2].map(() => privateKeyToAccount(generatePrivateKey()));
+  return {
+    pauser: pauser!, blacklister: blacklister!,
+    addresses: { proxyAdmin: proxyAdmin!.address, pauser: pauser!.address, blacklister: blacklister!.address, lostAndFound },
+  };
+}
+
+/** fundUsdc for a chain whose USDC minter is the wallet's account. */
+export const fundUsdcWith = (minter: ChainWalletClient, usdc: Address, confirm: (hash: Hash) => Promise<TransactionReceipt>) =>
+  async (to: Address, amount: bigint): Promise<void> => {
+    await confirm(await minter.writeContract({ address: usdc, abi: circleUsdcAbi, functionName: 'mint', args: [to, amount] }));
+  };
 
 /** Awaits a contract call expected to revert (e.g. simulateContract) and returns the decoded custom error. */
 export async function revertOf(call: Promise<unknown>): Promise<{ errorName: string; args: readonly unknown[] }> {

@@ -98,3 +98,18 @@ export function signSafeMessage(owner: LocalAccount, safe: Address, chainId: num
     message: { message: hashMessage(text) },
   });
 }
+
+/**
+ * An owner's signature that the Safe's ERC-1271 `isValidSignature(bytes32 hash, sig)` accepts for any 32-byte
+ * `hash` (e.g. an EIP-712 digest such as USDC's ReceiveWithAuthorization): SafeMessage{message: hash} in the
+ * Safe's domain, as the CompatibilityFallbackHandler checks it.
+ */
+export function signSafeHash(owner: LocalAccount, safe: Address, chainId: number, hash: Hex): Promise<Hex> {
+  if (!owner.signTypedData) throw new Error('owner cannot sign typed data');
+  return owner.signTypedData({
+    domain: { chainId, verifyingContract: safe },
+    types: { SafeMessage: [{ name: 'message', type: 'bytes' }] },
+    primaryType: 'SafeMessage',
+    message: { message: hash },
+  });
+}

@@ -1,6 +1,6 @@
 /**
  * The real service as `npm start` runs it, for the SDK, example and browser tests: `node --import tsx
- * src/main.ts` with no chain configuration (devnet: its own anvil at 1-second blocks, TestUSDC and the
+ * src/main.ts` with no chain configuration (devnet: its own anvil at 1-second blocks, Circle's USDC and the
  * router deployed), a temporary DATA_DIR and free ports. With TEST_DB=postgres it gets a fresh PostgreSQL
  * database (DATABASE_URL); otherwise its embedded PGlite.
  */
@@ -10,7 +10,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
+import { makePublicClient, makeWalletClient } from '../../src/chain/clients.js';
 import type { DevnetInfo } from '../../src/chain/devnet.js';
 import type { DB } from '../../src/db/schema.js';
 import { freshDatabase, TEST_DB } from './harness.js';
@@ -24,11 +27,26 @@ export type Service = {
   baseUrl: string; dataDir: string; devnetFile: string; devnet: DevnetJson; logFile: string;
   /** The service's PostgreSQL database (TEST_DB=postgres), to check where the data went; null on PGlite. */
   database: Kysely<DB> | null;
+  /** Mints `amount` USDC base units to `to` with the devnet's minter (Circle's USDC) and waits for the block. */
+  fundUsdc(to: Address, amount: bigint): Promise<void>;
   stop(): Promise<void>;
 };
 
+/**
+ * Mints devnet USDC to `to`: the deployer in DATA_DIR/devnet-secrets.json is the token's minter. For a fresh
+ * zero-ETH buyer (gasless checkout), nothing else about the account changes.
+ */
+export async function fundUsdc(dataDir: string, devnet: DevnetJson, to: Address, amount: bigint): Promise<void> {
+  const secrets = JSON.parse(readFileSync(path.join(dataDir, 'devnet-secrets.json'), 'utf8')) as { deployer_private_key: Hex };
+  const opts = { rpcUrl: devnet.rpc_url, chainId: devnet.chain_id, devnet: true };
+  const wallet = makeWalletClient({ ...opts, account: privateKeyToAccount(secrets.deployer_private_key) });
+  const hash = await wallet.writeContract({ address: devnet.usdc, abi: circleUsdcAbi, functionName: 'mint', args: [to, amount] });
+  const receipt = await makePublicClient(opts).waitForTransactionReceipt({ hash, timeout: 60_000 });
+  if (receipt.status !== 'success') throw new Error(`devnet USDC mint reverted (tx ${hash})`);
+}
+
 /** Variables that would take the service out of devnet mode or elsewhere: never inherited. */
-const CONFIG_VARS = /^(RPC_URL_|ROUTER_ADDRESS_|USDC_ADDRESS_|CONFIRMATIONS_|FINALITY_|DATABASE_URL$|SIGNER_PRIVATE_KEY$|OPERATOR_PRIVATE_KEY$|SERVICE_FEE_BPS$|SERVICE_TREASURY$|ADMIN_TOKEN$|BETTER_AUTH_SECRET$|PUBLIC_BASE_URL$|DASHBOARD_URL$|PORT$|DATA_DIR$|DEVNET_RPC_PORT$|RESERVE_HOLD_DAYS$|TRUST_PROXY_HOPS$|NODE_OPTIONS$|LOG_LEVEL$)/;
+const CONFIG_VARS = /^(RPC_URL_|ROUTER_ADDRESS_|USDC_ADDRESS_|CONFIRMATIONS_|FINALITY_|DATABASE_URL$|SIGNER_PRIVATE_KEY$|OPERATOR_PRIVATE_KEY$|RELAYER_PRIVATE_KEY$|GASLESS_ENABLED$|GASLESS_DAILY_CAP$|SERVICE_FEE_BPS$|SERVICE_TREASURY$|ADMIN_TOKEN$|BETTER_AUTH_SECRET$|PUBLIC_BASE_URL$|DASHBOARD_URL$|PORT$|DATA_DIR$|DEVNET_RPC_PORT$|RESERVE_HOLD_DAYS$|TRUST_PROXY_HOPS$|NODE_OPTIONS$|LOG_LEVEL$)/;
 
 /** A TCP port that was free a moment ago (the OS picks it). */
 export function freePort(): Promise<number> {
@@ -94,7 +112,7 @@ export async function startService(name: string, opts: { timeoutMs?: number; log
     await new Promise((r) => setTimeout(r, 250));
   }
   const devnet = JSON.parse(readFileSync(devnetFile, 'utf8')) as DevnetJson;
-  return { baseUrl, dataDir, devnetFile, devnet, logFile, database: database?.db ?? null, stop: cleanup };
+  return { baseUrl, dataDir, devnetFile, devnet, logFile, database: database?.db ?? null, fundUsdc: (to, amount) => fundUsdc(dataDir, devnet, to, amount), stop: cleanup };
 }
 
 async function healthy(baseUrl: string): Promise<boolean> {

@@ -108,10 +108,26 @@ describe('RPC faults', () => {
 
   it('survives a flaky RPC (every third call fails) with nothing lost', async () => {
     const before = paid.length;
+    const injectedBefore = proxy.stats.injected;
     proxy.set({ kind: 'flaky', every: 3 });
     for (let i = 0; i < 3; i++) await payNewOrder(paid.length);
-    await waitConfirmed(paid.slice(before), 60_000);
+    const ids = paid.slice(before);
+    await waitConfirmed(ids, 60_000);
     proxy.set({ kind: 'none' });
+    // The faults really reached the service's RPC calls...
+    expect(proxy.stats.injected).toBeGreaterThan(injectedBefore);
+    // ...and nothing was lost or doubled: each order confirmed once, one OrderPaid log and one event each.
+    for (const id of ids) {
+      const o = await h.request('GET', `/v1/orders/${id}`, { key: P.p.secretKey });
+      expect(o.body.state).toBe('confirmed');
+      expect(o.body.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+      const row = await h.db.selectFrom('orders').select('onchain_id').where('id', '=', id).executeTakeFirstOrThrow();
+      const logs = await h.db.selectFrom('chain_logs').select('event_key').where('event_key', '=', `OrderPaid:${row.onchain_id.toLowerCase()}`).execute();
+      expect(logs, id).toHaveLength(1);
+    }
+    const confirmed = await h.db.selectFrom('events').select('data').where('platform_id', '=', P.p.platformId).where('type', '=', 'order.confirmed').execute();
+    const objectIds = confirmed.map((e) => (JSON.parse(typeof e.data === 'string' ? e.data : JSON.stringify(e.data)) as { object: { id: string } }).object.id);
+    for (const id of ids) expect(objectIds.filter((x) => x === id), id).toHaveLength(1);
   }, 90_000);
 });
 

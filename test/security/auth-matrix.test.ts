@@ -31,6 +31,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => h?.close());
 
+const RELAY_BODY = { from: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65', valid_after: '0', valid_before: '1', nonce: `0x${'00'.repeat(32)}`, signature: `0x${'11'.repeat(65)}` };
 /** Bodies the schemas accept, so a guard is what answers and not the validator. */
 const VALID: Record<string, unknown> = {
   'POST /v1/onboarding/self': { name: 'Acme', platform_wallet: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', chain_id: 84532, platform_fee_bps: 500, default_reserve_bps: 1000 },
@@ -42,6 +43,7 @@ const VALID: Record<string, unknown> = {
   'POST /v1/webhooks/endpoints': { url: 'http://127.0.0.1:9/h', subscribed_events: ['*'] },
   'POST /v1/webhooks/endpoints/{id}/replay': { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' },
   'POST /_/orders/{id}/fail': { reason: 'x' },
+  'POST /v1/orders/{id}/relay': RELAY_BODY,
 };
 const call = (r: RouteDef, o: ReqOpts) =>
   h.request(r.method, fill(r.path, { id: 'ord_doesnotmatter00000000', token: 'moi_live_x' }), { ...(r.body || r.method === 'POST' ? { raw: JSON.stringify(VALID[r.key] ?? {}) } : {}), ...o });
@@ -66,7 +68,7 @@ async function expectAll(routes: RouteDef[], o: ReqOpts | ((r: RouteDef) => ReqO
 describe('every guarded route', () => {
   it('is guarded: all but the public reads and invitation completion need a credential', () => {
     const open = apiRoutes(h.app).filter(isPublic).map((r) => r.key).sort();
-    expect(open).toEqual(['GET /health', 'GET /v1/checkout/sessions/{token}', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete'].sort());
+    expect(open).toEqual(['GET /health', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete'].sort());
   });
 
   it('answers 401 unauthenticated without a credential', async () => {

@@ -21,12 +21,13 @@ beforeAll(async () => {
   const chain = fakeChain();
   // Thousands of requests a second from one key: rate limits (test/api/rate-limits.test.ts) would answer first.
   const unlimited = { perSecond: 1_000_000, burst: 1_000_000, publicPerSecond: 1_000_000, publicBurst: 1_000_000, authPerMinute: 1_000_000 };
-  h = await createHarness({ chains: chain.chains, config: { ...chain.config, rateLimits: unlimited } });
+  h = await createHarness({ chains: chain.chains, config: { ...chain.config, rateLimits: unlimited, gaslessEnabled: false } });
   A = await h.platform();
   fresh = await h.signUp(); // a signed-in account without a platform, for POST /v1/onboarding/self
   const m = await merchant(h, A.secretKey, { external_id: 'm_fuzz' });
   ids.order = (await order(h, A.secretKey, m.external_id)).id;
   ids.failable = (await order(h, A.secretKey, m.external_id)).id;
+  ids.session = (await h.request('POST', '/v1/checkout/sessions', { key: A.secretKey, body: { merchant_id: m.external_id, order_no: 'fuzz-session', chain_id: 84532, token: 'USDC', amount: '2.00' } })).body.session_token;
   const inv = await h.request('POST', '/v1/merchants/invitations', { key: A.secretKey, body: { external_id: 'm_invited', suggested_name: 'Invited', chain_id: 84532 } });
   ids.token = inv.body.token;
   ids.endpoint = (await h.request('POST', '/v1/webhooks/endpoints', { key: A.secretKey, body: { url: 'http://127.0.0.1:9/replay', subscribed_events: ['*'] } })).body.id;
@@ -48,7 +49,13 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/webhooks/endpoints': { auth: 'secret', body: () => ({ url: 'http://127.0.0.1:9/hook', subscribed_events: ['order.confirmed'], description: 'shop' }) },
   'POST /v1/webhooks/endpoints/{id}/replay': { auth: 'secret', params: () => ({ id: ids.endpoint! }), body: () => ({ since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' }) },
   'POST /_/orders/{id}/fail': { auth: 'admin', params: () => ({ id: ids.failable! }), body: () => ({ reason: 'fraud' }) },
+  // Gasless is switched off in this harness (no relayer, no chain): a body the schema accepts is 403 gasless_disabled.
+  'POST /v1/orders/{id}/relay': { auth: 'secret', params: () => ({ id: ids.order! }), body: relayBody },
+  'POST /v1/checkout/sessions/{token}/relay': { auth: 'public', params: () => ({ token: ids.session! }), body: relayBody },
 };
+function relayBody() {
+  return { from: WALLETS.merchant2, valid_after: '0', valid_before: '1767225601', nonce: `0x${'ab'.repeat(32)}`, signature: `0x${'11'.repeat(65)}` };
+}
 
 function authOf(auth: Auth): { key?: string; cookie?: string; headers?: Record<string, string> } {
   if (auth === 'secret') return { key: A.secretKey };

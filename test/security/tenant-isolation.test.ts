@@ -25,6 +25,9 @@ beforeAll(async () => {
   a.endpoint = ep.body.id;
   const m = await merchant(h, A.secretKey, { external_id: 'shared_ext_id' });
   a.merchant = m.id;
+  const inv = await h.request('POST', '/v1/merchants/invitations', { key: A.secretKey, body: { external_id: 'inv_ext', suggested_name: 'Invited', chain_id: 84532, reserve_bps: 1000, expires_in_seconds: 3600 } });
+  expect(inv.status).toBe(201);
+  a.invitation = inv.body.id;
   const o = await order(h, A.secretKey, m.external_id);
   a.order = o.id;
   // Paid the way the indexer marks it, so a refund can exist.
@@ -50,6 +53,7 @@ afterAll(() => h?.close());
 function idFor(path: string): string | undefined {
   const table: [RegExp, string][] = [
     [/^\/v1\/merchants\/\{id\}/, 'merchant'],
+    [/^\/v1\/merchants\/invitations\/\{id\}/, 'invitation'],
     [/^\/v1\/orders\/\{id\}/, 'order'],
     [/^\/v1\/refunds\/\{id\}/, 'refund'],
     [/^\/v1\/settlements\/\{id\}/, 'settlement'],
@@ -79,7 +83,8 @@ describe("another platform's ids", () => {
     for (const route of scoped()) {
       const path = fill(route.path, { id: idFor(route.path)! });
       // A body the schema accepts where the route needs one (replay), so that ownership is what answers.
-      const valid = route.key.endsWith('/replay') ? { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' } : {};
+      const valid = route.key.endsWith('/replay') ? { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' }
+        : route.key.endsWith('/relay') ? { from: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65', valid_after: '0', valid_before: '1', nonce: `0x${'00'.repeat(32)}`, signature: `0x${'11'.repeat(65)}` } : {};
       const body = route.body ? { raw: JSON.stringify(valid) } : {};
       for (const [who, auth] of [['B secret key', { key: B.secretKey }], ['B session', { cookie: B.cookie, headers: { origin: 'http://localhost:3000' } }]] as const) {
         const res = await h.request(route.method, path, { ...auth, ...body });

@@ -118,6 +118,16 @@ describe('config: every variable parsed (production)', () => {
     expect(c.chains.get(8453)).toEqual({ chainId: 8453, rpcUrl: 'https://mainnet.base.org', router: ROUTER, usdc: USDC, confirmations: 30, finality: 'finalized' });
   });
 
+  it('reads the gasless switch, cap and relayer key: on on the devnet, in production only with a relayer key', () => {
+    expect(loadConfig({}, [])).toMatchObject({ gaslessEnabled: true, gaslessDailyCap: 1000, relayerPrivateKey: null });
+    expect(loadConfig({ GASLESS_ENABLED: 'false' }, []).gaslessEnabled).toBe(false);
+    expect(loadConfig(PRODUCTION, []).gaslessEnabled).toBe(false);
+    expect(loadConfig({ ...PRODUCTION, RELAYER_PRIVATE_KEY: KEY_A, GASLESS_DAILY_CAP: '25' }, [])).toMatchObject({ gaslessEnabled: true, gaslessDailyCap: 25, relayerPrivateKey: KEY_A });
+    expect(configError({ ...PRODUCTION, GASLESS_ENABLED: 'true' }).message).toBe('Invalid configuration: RELAYER_PRIVATE_KEY is required when GASLESS_ENABLED=true');
+    expect(configError({ GASLESS_ENABLED: 'yes' }).message).toMatch(/^Invalid configuration: GASLESS_ENABLED /);
+    expect(configError({ GASLESS_DAILY_CAP: '-1' }).message).toMatch(/^Invalid configuration: GASLESS_DAILY_CAP /);
+  });
+
   it('reads FINALITY_<chainId> (latest, safe or finalized; default safe on a real network)', () => {
     expect(loadConfig(PRODUCTION, []).chains.get(84532)?.finality).toBe('safe');
     expect(loadConfig({ ...PRODUCTION, FINALITY_84532: 'latest' }, []).chains.get(84532)?.finality).toBe('latest');

@@ -157,7 +157,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -166,7 +166,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -193,7 +193,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -254,7 +254,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -309,7 +309,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -318,7 +318,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -386,7 +386,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -404,7 +404,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -470,7 +470,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -479,7 +479,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -547,7 +547,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -583,7 +583,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -646,7 +646,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -713,7 +713,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -731,7 +731,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -801,7 +801,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -819,7 +819,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -887,7 +887,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -905,7 +905,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -991,7 +991,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1009,7 +1009,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1036,7 +1036,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1107,7 +1107,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1125,7 +1125,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1196,7 +1196,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1205,7 +1205,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1270,7 +1270,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1342,7 +1342,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1407,7 +1407,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1416,7 +1416,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1443,8 +1443,97 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/merchants/invitations/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a pending invitation
+         * @description Its token can no longer complete onboarding. The invitation then reads as `expired` with `revoked_at` set; revoking an expired one changes nothing; a completed one is 409. Re-issue by creating a fresh invitation with the same external_id.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The invitation, expired */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MerchantInvitation"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1518,7 +1607,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1536,7 +1625,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1628,7 +1717,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1664,7 +1753,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1752,7 +1841,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1761,7 +1850,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1788,7 +1877,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1854,7 +1943,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1863,7 +1952,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1928,7 +2017,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1978,6 +2067,12 @@ export interface paths {
                 query?: {
                     state?: "pending_payment" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired";
                     merchant_id?: string;
+                    /** @description Exact match on one of: order id (ord_…), order_no, payer address (the wallet that paid, or the one the order was reserved for) or payment tx hash */
+                    q?: string;
+                    /** @description Created at or after (inclusive), ISO 8601 */
+                    from?: string;
+                    /** @description Created before (exclusive), ISO 8601 */
+                    to?: string;
                     limit?: number;
                     cursor?: string;
                 };
@@ -2005,7 +2100,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2014,7 +2109,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2079,7 +2174,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2097,7 +2192,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2124,7 +2219,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2185,7 +2280,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2250,7 +2345,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2340,7 +2435,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2358,7 +2453,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2385,7 +2480,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2476,6 +2571,418 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/checkout/sessions/{token}/relay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Relay a signed ReceiveWithAuthorization for the session's order (public, gasless checkout)
+         * @description The hosted page posts the buyer's signature of `gasless.typed_data` (from the session read). Checked before anything is sent: gasless enabled (403 gasless_disabled), the platform's daily cap (429 gasless_cap_reached), the order unpaid and before its deadline on the chain clock (409 order_not_payable), no relay in flight (409 relay_in_flight), nonce = hashPayOrder(order) and valid_before ≤ deadline + 1 (422 invalid_authorization), the payer lock (422 payer_mismatch), the signature against the token's EIP-712 domain, EOA or ERC-1271 (422 invalid_signature), and a simulation of payOrderWithAuthorization from the relayer (422 simulation_failed, naming the revert). A refusal writes and sends nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RelayRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted: the relayer sends payOrderWithAuthorization */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Relay"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable (service_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/relay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest gasless relay of an order (404 when it has none) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The relay: state, transaction, error, gas paid by the relayer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Relay"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Relay a signed ReceiveWithAuthorization for a direct order (platform backend)
+         * @description Same body and checks as the public session relay. Checked before anything is sent: gasless enabled (403 gasless_disabled), the platform's daily cap (429 gasless_cap_reached), the order unpaid and before its deadline on the chain clock (409 order_not_payable), no relay in flight (409 relay_in_flight), nonce = hashPayOrder(order) and valid_before ≤ deadline + 1 (422 invalid_authorization), the payer lock (422 payer_mismatch), the signature against the token's EIP-712 domain, EOA or ERC-1271 (422 invalid_signature), and a simulation of payOrderWithAuthorization from the relayer (422 simulation_failed, naming the revert). A refusal writes and sends nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RelayRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted: the relayer sends payOrderWithAuthorization */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Relay"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable (service_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/gasless/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Gasless relays accepted and relayer gas spent, per day (last 30 days) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Usage */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GaslessUsage"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/refunds": {
         parameters: {
             query?: never;
@@ -2516,7 +3023,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2525,7 +3032,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2590,7 +3097,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2608,7 +3115,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2635,7 +3142,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2698,7 +3205,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2786,7 +3293,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2804,7 +3311,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2870,7 +3377,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2879,7 +3386,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2944,7 +3451,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2955,6 +3462,565 @@ export interface paths {
                 };
                 /** @description Unknown resource, or another platform's (not_found) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reserve held and releasable (on the indexed chain time), released, refunded and platform fees: platform-wide and per merchant */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only this merchant (its external_id) */
+                    merchant_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Balances */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Balance"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance_transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One row per on-chain money movement (payment legs, refund legs, reserve releases and failures), newest first */
+        get: {
+            parameters: {
+                query?: {
+                    merchant_id?: string;
+                    type?: "payment_service_fee" | "payment_platform_fee" | "payment_merchant_available" | "payment_reserve_hold" | "refund_from_reserve" | "refund_from_submitter" | "reserve_release" | "reserve_release_failed";
+                    /** @description Block time at or after (ISO-8601) */
+                    from?: string;
+                    /** @description Block time strictly before (ISO-8601) */
+                    to?: string;
+                    /** @description Page size, 1..100 (default 20) */
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of balance transactions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BalanceTransactionList"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance/net_volume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per UTC day: gross paid volume, refunds and net (gross − refunds) over the last 7, 30 or 90 days */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 7, 30 or 90 (default 30) */
+                    days?: "7" | "30" | "90";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Net volume per day */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NetVolume"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/orders.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** CSV of orders over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description At or after (ISO-8601): created_at, or block_time for balance_transactions */
+                    from?: string;
+                    /** @description Strictly before (ISO-8601) */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv; header row first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/refunds.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** CSV of refunds over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description At or after (ISO-8601): created_at, or block_time for balance_transactions */
+                    from?: string;
+                    /** @description Strictly before (ISO-8601) */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv; header row first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/balance_transactions.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** CSV of balance transactions over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description At or after (ISO-8601): created_at, or block_time for balance_transactions */
+                    from?: string;
+                    /** @description Strictly before (ISO-8601) */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv; header row first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/settlements.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** CSV of settlements over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description At or after (ISO-8601): created_at, or block_time for balance_transactions */
+                    from?: string;
+                    /** @description Strictly before (ISO-8601) */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv; header row first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3237,7 +4303,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3319,7 +4385,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3328,7 +4394,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3877,6 +4943,8 @@ export interface components {
             paid_by: string | null;
             tx_hash: string | null;
             refunded_amount: string;
+            /** @description Base units of the order's reserve the router still holds (0 once released to the merchant or spent on refunds); refunds are paid from it first */
+            reserve_remaining: string;
             checkout_session_id: string | null;
             failure_reason: string | null;
             created_at: string;
@@ -3983,6 +5051,8 @@ export interface components {
             reserve_portion: string;
             /** @description Base units the submitting wallet must approve to pay_to (estimate until completed) */
             funding_required: string;
+            /** @description Completed refunds: the wallet that paid `funding_required` (the sender of its USDC transfer to the router); null when the reserve covered it all */
+            funded_by: string | null;
             /** @description Who receives the refund: the wallet that paid the order */
             to: string;
             /** @description PaymentRouter address to call refund() on */
@@ -4191,7 +5261,7 @@ export interface components {
                  * @description Stable, machine-readable; branch on this, not on message
                  * @enum {string}
                  */
-                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "invalid_state" | "invitation_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "amount_exceeds_refundable" | "rate_limited" | "service_unavailable" | "internal";
+                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "order_not_payable" | "relay_in_flight" | "gasless_disabled" | "invalid_state" | "invitation_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "invalid_authorization" | "payer_mismatch" | "simulation_failed" | "amount_exceeds_refundable" | "rate_limited" | "gasless_cap_reached" | "service_unavailable" | "internal";
                 /** @description For people; may change */
                 message: string;
                 /** @description The offending field (validation_failed) */
@@ -4381,6 +5451,8 @@ export interface components {
             merchant_id: string | null;
             created_at: string;
             completed_at: string | null;
+            /** @description Set when the platform revoked it; a revoked invitation reads as expired */
+            revoked_at: string | null;
         };
         CreateInvitationRequest: {
             external_id: string;
@@ -4593,6 +5665,102 @@ export interface components {
                 confirmations_required: number;
                 block_explorer_url: string | null;
             };
+            gasless: components["schemas"]["Gasless"];
+        };
+        /** @description Gasless payment (ERC-3009): sign typed_data (fill in message.from), POST it to /v1/checkout/sessions/{token}/relay */
+        Gasless: {
+            enabled: boolean;
+            /** @description Why not, when not enabled: disabled, relayer_unavailable, daily_cap_reached, order_not_payable, token_unsupported */
+            reason: string | null;
+            typed_data: components["schemas"]["GaslessTypedData"] | null;
+            relay: components["schemas"]["Relay"] | null;
+        };
+        GaslessTypedData: {
+            /** @description Read from the token contract (name(), version(), chain id, address), checked against DOMAIN_SEPARATOR() */
+            domain: {
+                name: string;
+                version: string;
+                chainId: number;
+                verifyingContract: string;
+            };
+            types: {
+                ReceiveWithAuthorization: {
+                    name: string;
+                    type: string;
+                }[];
+            };
+            /** @enum {string} */
+            primaryType: "ReceiveWithAuthorization";
+            message: {
+                /** @description Filled in by the page: the buyer's address */
+                from: null;
+                /** @description The router */
+                to: string;
+                /** @description The order amount in base units */
+                value: string;
+                validAfter: string;
+                /** @description Order deadline + 1 (unix seconds) */
+                validBefore: string;
+                /** @description hashPayOrder(order): binds the authorization to this order */
+                nonce: string;
+            };
+        };
+        Relay: {
+            /** @example rly_… */
+            id: string;
+            /** @enum {string} */
+            object: "relay";
+            order_id: string;
+            /**
+             * @description pending: accepted, not broadcast yet; submitted: broadcast (tx_hash set); succeeded: mined at confirmation depth (the order confirms through the indexer as always); failed: reverted or refused at send time (error says why; a new relay may be posted)
+             * @enum {string}
+             */
+            state: "pending" | "submitted" | "succeeded" | "failed";
+            from: string;
+            tx_hash: string | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description Gas of the mined transaction (decimal string) */
+            gas_used: string | null;
+            /** @description gas used × effective gas price, paid by the relayer (wei, decimal string) */
+            gas_cost_wei: string | null;
+            created_at: string;
+        };
+        RelayRequest: {
+            /**
+             * @description The USDC holder who signed ReceiveWithAuthorization (becomes the order's payer)
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            from: string;
+            /**
+             * @description As signed (unix seconds, decimal string); "0" from the typed data
+             * @example 0
+             */
+            valid_after: string;
+            /**
+             * @description As signed (unix seconds); at most the order deadline + 1
+             * @example 1767225601
+             */
+            valid_before: string;
+            /** @description hashPayOrder(order): typed_data.message.nonce */
+            nonce: string;
+            /** @description 65-byte ECDSA (r, s, v) from an EOA, or the wallet's ERC-1271 signature bytes (max 4096 bytes) */
+            signature: string;
+        };
+        GaslessUsage: {
+            /** @enum {string} */
+            object: "gasless_usage";
+            enabled: boolean;
+            /** @description Relays accepted per platform per UTC day (chain clock) */
+            daily_cap: number;
+            days: {
+                /** @example 2026-11-24 */
+                day: string;
+                relays: number;
+                gas_cost_wei: string;
+            }[];
         };
         CreateRefundRequest: {
             /** @description The order to refund (confirmed or partially_refunded) */
@@ -4621,6 +5789,175 @@ export interface components {
             data: components["schemas"]["Settlement"][];
             has_more: boolean;
             next_cursor: string | null;
+        };
+        Balance: {
+            /** @enum {string} */
+            object: "balance";
+            /** @enum {string} */
+            token: "USDC";
+            /** @description Indexed chain time (block time of the indexer cursor) the releasable amounts are decided on */
+            as_of: string | null;
+            /**
+             * @description Amount of every paid order
+             * @example 12.50
+             */
+            gross_volume: string;
+            /**
+             * @description Platform fees earned (sent to the platform wallet at payment)
+             * @example 12.50
+             */
+            platform_fees: string;
+            /**
+             * @description Reserve the router still holds
+             * @example 12.50
+             */
+            reserve_held: string;
+            /**
+             * @description Part of reserve_held whose hold has ended on the indexed chain time
+             * @example 12.50
+             */
+            reserve_releasable: string;
+            /** @description When the next still-held reserve becomes releasable (chain time), or null */
+            next_release_at: string | null;
+            /**
+             * @description Reserve released to merchant wallets
+             * @example 12.50
+             */
+            released: string;
+            /**
+             * @description Refunds the router paid out of reserves
+             * @example 12.50
+             */
+            refunded_from_reserve: string;
+            /**
+             * @description Refunds funded by the wallet that submitted them (platform or merchant)
+             * @example 12.50
+             */
+            refunded_from_submitter: string;
+            /** @description Per merchant with any paid order, by merchant_id */
+            merchants: components["schemas"]["MerchantBalance"][];
+        };
+        MerchantBalance: {
+            merchant_id: string;
+            /**
+             * @description Amount of every paid order
+             * @example 12.50
+             */
+            gross_volume: string;
+            /**
+             * @description Platform fees earned (sent to the platform wallet at payment)
+             * @example 12.50
+             */
+            platform_fees: string;
+            /**
+             * @description Reserve the router still holds
+             * @example 12.50
+             */
+            reserve_held: string;
+            /**
+             * @description Part of reserve_held whose hold has ended on the indexed chain time
+             * @example 12.50
+             */
+            reserve_releasable: string;
+            /** @description When the next still-held reserve becomes releasable (chain time), or null */
+            next_release_at: string | null;
+            /**
+             * @description Reserve released to merchant wallets
+             * @example 12.50
+             */
+            released: string;
+            /**
+             * @description Refunds the router paid out of reserves
+             * @example 12.50
+             */
+            refunded_from_reserve: string;
+            /**
+             * @description Refunds funded by the wallet that submitted them (platform or merchant)
+             * @example 12.50
+             */
+            refunded_from_submitter: string;
+        };
+        BalanceTransactionList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["BalanceTransaction"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        BalanceTransaction: {
+            /** @description Stable id (btx_…), derived from the source row and leg */
+            id: string;
+            /** @enum {string} */
+            object: "balance_transaction";
+            /** @enum {string} */
+            type: "payment_service_fee" | "payment_platform_fee" | "payment_merchant_available" | "payment_reserve_hold" | "refund_from_reserve" | "refund_from_submitter" | "reserve_release" | "reserve_release_failed";
+            /**
+             * @description failed: a reserve release the token refused; it moved nothing
+             * @enum {string}
+             */
+            status: "posted" | "failed";
+            /**
+             * @description Decimal string, human units (USDC)
+             * @example 12.50
+             */
+            amount: string;
+            /** @description Hex address; null where the service does not know it */
+            from_address: string | null;
+            /** @description Hex address; null where the service does not know it */
+            to_address: string | null;
+            merchant_id: string;
+            order_id: string;
+            refund_id: string | null;
+            settlement_id: string | null;
+            chain_id: number;
+            tx_hash: string | null;
+            log_index: number | null;
+            /** @description chain_logs key of the router event this row comes from */
+            event_key: string;
+            block_time: string;
+        };
+        NetVolume: {
+            /** @enum {string} */
+            object: "net_volume";
+            days: number;
+            /** @enum {string} */
+            timezone: "UTC";
+            /**
+             * @description Decimal string, human units (USDC)
+             * @example 12.50
+             */
+            gross: string;
+            /**
+             * @description Decimal string, human units (USDC)
+             * @example 12.50
+             */
+            refunded: string;
+            /**
+             * @description Decimal string, human units (USDC)
+             * @example 12.50
+             */
+            net: string;
+            data: {
+                /** @example 2026-11-24 */
+                day: string;
+                /**
+                 * @description Decimal string, human units (USDC)
+                 * @example 12.50
+                 */
+                gross: string;
+                /**
+                 * @description Decimal string, human units (USDC)
+                 * @example 12.50
+                 */
+                refunded: string;
+                /**
+                 * @description Decimal string, human units (USDC)
+                 * @example 12.50
+                 */
+                net: string;
+                payments: number;
+                refunds: number;
+            }[];
         };
         IndexerStatus: {
             running: boolean;

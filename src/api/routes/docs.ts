@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { jsonBody, z } from '../openapi.js';
 import type { AppEnv } from '../context.js';
-import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS, WebhookEvent } from '../../modules/events/schemas.js';
+import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS, WebhookEvent } from '../schemas/events.js';
 import { EVENT_TYPES } from '../../modules/events/types.js';
 
 /**

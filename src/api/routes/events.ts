@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, jsonResponse, listEnvelope, ListQuery, z } from '../openapi.js';
-import { EventSchema, EventTypeSchema } from '../../modules/events/schemas.js';
+import { EventSchema, EventTypeSchema } from '../schemas/events.js';
 import { serializeEvent } from '../../modules/events/serialize.js';
 
 const EventsQuery = ListQuery.extend({ type: EventTypeSchema.optional().openapi({ description: 'Only events of this type' }) }).strict();

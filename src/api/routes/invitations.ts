@@ -3,7 +3,7 @@ import type { Hex } from 'viem';
 import { platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope } from '../openapi.js';
 import {
-  CompleteInvitationRequest, CompleteInvitationResponse, CreateInvitationRequest, Invitation, InvitationTokenParams, PublicInvitation, WalletQuery,
+  CompleteInvitationRequest, CompleteInvitationResponse, CreateInvitationRequest, Invitation, InvitationIdParams, InvitationTokenParams, PublicInvitation, WalletQuery,
 } from '../../modules/invitations/schemas.js';
 import { serializeInvitation } from '../../modules/invitations/serialize.js';
 import { serializeMerchant } from '../../modules/merchants/serialize.js';
@@ -30,6 +30,12 @@ const complete = createRoute({
   ...access.public(), request: { params: InvitationTokenParams, body: jsonBody(CompleteInvitationRequest) },
   responses: { 201: jsonResponse(CompleteInvitationResponse, 'Merchant created, invitation completed'), ...errors(400, 401, 404, 409, 410, 413, 422, 503) },
 });
+const revoke = createRoute({
+  method: 'post', path: '/v1/merchants/invitations/{id}/revoke', tags: ['Merchants'], summary: 'Revoke a pending invitation',
+  description: 'Its token can no longer complete onboarding. The invitation then reads as `expired` with `revoked_at` set; revoking an expired one changes nothing; a completed one is 409. Re-issue by creating a fresh invitation with the same external_id.',
+  ...access.secretOrSession(), request: { headers: IdempotencyHeader, params: InvitationIdParams },
+  responses: { 200: jsonResponse(Invitation, 'The invitation, expired'), ...errors(401, 403, 404, 409) },
+});
 
 export const invitationRoutes = createRouter()
   .openapi(create, async (c) => {
@@ -38,6 +44,7 @@ export const invitationRoutes = createRouter()
     return c.json(await c.get('services').invitations.create(platformIdOf(c.get('principal')), body), 201);
   })
   .openapi(list, async (c) => c.json(await c.get('services').invitations.listRecent(platformIdOf(c.get('principal'))), 200))
+  .openapi(revoke, async (c) => c.json(await c.get('services').invitations.revoke(platformIdOf(c.get('principal')), c.req.valid('param').id), 200))
   .openapi(read, async (c) => c.json(await c.get('services').invitations.readPublic(c.req.valid('param').token, c.req.valid('query').wallet), 200))
   .openapi(complete, async (c) => {
     const body = c.req.valid('json');

@@ -30,10 +30,12 @@ export function createChainsService(config: Config) {
   }
   const signer: PrivateKeyAccount | null = config.signerPrivateKey ? privateKeyToAccount(config.signerPrivateKey) : null;
   const operator: PrivateKeyAccount | null = config.operatorPrivateKey ? privateKeyToAccount(config.operatorPrivateKey) : null;
+  const relayer: PrivateKeyAccount | null = config.relayerPrivateKey ? privateKeyToAccount(config.relayerPrivateKey) : null;
 
   return {
     signer,
     operator,
+    relayer,
     list: () => [...runtimes.values()],
     get(chainId: number): ChainRuntime {
       const rt = runtimes.get(chainId);

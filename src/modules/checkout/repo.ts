@@ -36,8 +36,4 @@ export const sessionsRepo = {
 
   findByOrderId: (db: Executor, orderId: string) =>
     db.selectFrom('checkout_sessions').selectAll().where('order_id', '=', orderId).executeTakeFirst(),
-
-  complete: (db: Executor, orderId: string, now: Date) =>
-    db.updateTable('checkout_sessions').set({ state: 'completed', completed_at: now })
-      .where('order_id', '=', orderId).where('state', 'in', ['open', 'expired']).returningAll().executeTakeFirst(),
 };

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { AddressSchema, AmountSchema, ChainIdSchema, ExternalIdSchema, MetadataSchema, TokenSchema } from '../../lib/schemas.js';
 import { ComputedSplit, Eip712, OrderNoSchema, OrderStateSchema } from '../orders/schemas.js';
+import { Gasless } from '../relay/schemas.js';
 
 export const SESSION_DEFAULT_SECONDS = 30 * 60;
 export const SESSION_MAX_SECONDS = 24 * 3600;
@@ -76,6 +77,7 @@ export const PublicCheckoutSession = z
       confirmations_required: z.number().int(),
       block_explorer_url: z.string().nullable(),
     }),
+    gasless: Gasless.openapi({ description: 'Gasless payment (ERC-3009): sign typed_data (fill in message.from), POST it to /v1/checkout/sessions/{token}/relay' }),
   })
   .openapi('PublicCheckoutSession');
 

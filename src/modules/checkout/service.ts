@@ -5,7 +5,9 @@ import { AppError } from '../../lib/errors.js';
 import { newId, newSecret, sha256Hex } from '../../lib/ids.js';
 import type { ChainsService } from '../chains/service.js';
 import { recordResponseInTx } from '../idempotency/context.js';
+import type { OrderRow } from '../orders/repo.js';
 import { serializeOrder } from '../orders/serialize.js';
+import type { GaslessView } from '../relay/gasless-view.js';
 import type { Caller, OrdersService } from '../orders/service.js';
 import { sessionsRepo } from './repo.js';
 import type { PublicSessionCache } from './public-cache.js';
@@ -29,7 +31,10 @@ export type CreateSessionInput = {
  * same transaction, with deadline_at = expires_at and the payer lock copied into the signed PayOrder.
  * The session token is a bearer secret in the hosted URL: only its hash is stored.
  */
-export function createCheckoutService(db: Db, config: Config, chains: ChainsService, orders: OrdersService, cache?: PublicSessionCache) {
+/** The session read's `gasless` block for an order (modules/relay gaslessView), passed in by services.ts. */
+export type GaslessOf = (order: OrderRow) => Promise<GaslessView>;
+
+export function createCheckoutService(db: Db, config: Config, chains: ChainsService, orders: OrdersService, gaslessOf: GaslessOf, cache?: PublicSessionCache) {
   /**
    * Public read for the hosted page and success-page spinners. Carries only what a buyer needs:
    * display names, price, split, the signed order and chain details; no platform internals.
@@ -42,6 +47,7 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
     const s = found.session;
     const order = serializeOrder(found.order);
     const chain = chains.get(order.chain_id);
+    const gasless = await gaslessOf(found.order);
     return {
       session: s,
       body: {
@@ -67,6 +73,7 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
           confirmations_required: chain.confirmations,
           block_explorer_url: chain.blockExplorerUrl,
         },
+        gasless,
       },
     };
   }
@@ -107,6 +114,13 @@ export function createCheckoutService(db: Db, config: Config, chains: ChainsServ
         await recordResponseInTx(tx, 201, body);
         return body;
       });
+    },
+
+    /** The order behind a session token (the public relay endpoint is keyed by it); 404 as the read. */
+    async orderIdOfToken(token: string): Promise<string> {
+      const found = token.startsWith('cs_live_') ? await sessionsRepo.findPublic(db, sha256Hex(token)) : undefined;
+      if (!found) throw new AppError('not_found', 'No such checkout session.');
+      return found.order.id;
     },
 
     /** The public read as JSON text: polled by every buyer's page, so answered from `cache` when it can be. */

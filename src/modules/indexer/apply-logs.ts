@@ -1,18 +1,18 @@
 import type { Address } from 'viem';
 import type { Tx } from '../../db/client.js';
-import type { Logger } from '../../lib/logger.js';
-import type { Metrics } from '../../lib/metrics.js';
-import type { OrdersService } from '../orders/service.js';
-import { ordinals, routerEventKey, transferEventKey, type RouterLog, type TransferLog } from './events.js';
+import { ordinals, routerEventKey, transferEventKey, type OrderPaidEvent, type RouterLog, type TransferLog } from './events.js';
 import type { RangeRead } from './fetch-range.js';
-import type { IndexerHooks } from './hooks.js';
-import { unmatchedTransfers } from './match-transfers.js';
+import { matchTransfers } from './match-transfers.js';
 import { dispatch } from './dispatch.js';
 import { indexerRepo } from './repo.js';
 
-export type ApplyDeps = { orders: OrdersService; hooks: () => IndexerHooks; logger: Logger; metrics: Metrics };
+import type { ApplyDeps } from './apply-deps.js';
+export type { ApplyDeps } from './apply-deps.js';
 
-type Item = { kind: 'router'; log: RouterLog; key: string } | { kind: 'transfer'; log: TransferLog; key: string };
+/** A run of consecutive OrderPaid logs is applied this many at a time, each batch a handful of statements. */
+export const PAID_BATCH = 2_000;
+
+type Item = { kind: 'router'; log: RouterLog; key: string; funder?: Address } | { kind: 'transfer'; log: TransferLog; key: string };
 
 const onchainIdOf = (log: RouterLog): string | null => {
   const a = log.args as Record<string, unknown>;
@@ -22,20 +22,39 @@ const onchainIdOf = (log: RouterLog): string | null => {
 /** Router logs and unmatched transfers of a range, each with its event key, in chain order. */
 export function itemsOf(read: RangeRead, usdc: Address): Item[] {
   const excess = ordinals(read.logs, (l) => (l.eventName === 'ExcessRecovered' ? `${l.args.token}|${l.args.to}|${l.args.amount}` : l.eventName));
-  const items: Item[] = read.logs.map((log, i) => ({ kind: 'router', log, key: routerEventKey(log, excess[i]!) }));
+  const { unmatched, funders } = matchTransfers(read.transfers, read.logs, usdc);
+  const items: Item[] = read.logs.map((log, i) => ({ kind: 'router', log, key: routerEventKey(log, excess[i]!), funder: funders.get(log) }));
   const n = ordinals(read.transfers, (t) => `${t.args.from}|${t.args.to}|${t.args.value}`);
   const keys = new Map(read.transfers.map((t, i) => [t, transferEventKey(t, n[i]!)]));
-  for (const t of unmatchedTransfers(read.transfers, read.logs, usdc)) items.push({ kind: 'transfer', log: t, key: keys.get(t)! });
+  for (const t of unmatched) items.push({ kind: 'transfer', log: t, key: keys.get(t)! });
   return items.sort((a, b) => (a.log.blockNumber === b.log.blockNumber ? a.log.logIndex - b.log.logIndex : a.log.blockNumber < b.log.blockNumber ? -1 : 1));
 }
 
-/** Applies a range's items once each (by event key), inside the transaction that moves the cursor. Returns how many were new. */
+type PaidItem = { kind: 'router'; log: Extract<RouterLog, { eventName: 'OrderPaid' }>; key: string };
+const isPaid = (item: Item | undefined): item is PaidItem => item?.kind === 'router' && item.log.eventName === 'OrderPaid';
+
+/**
+ * Applies a range's items once each (by event key), inside the transaction that moves the cursor, in chain
+ * order. Runs of OrderPaid (the bulk of any backlog) go set-based, PAID_BATCH at a time; every other event
+ * goes one by one through its module's hook, so an event that depends on an earlier one of the same range
+ * (a refund of an order paid just before) sees it applied. Returns how many were new.
+ */
 export async function applyItems(tx: Tx, deps: ApplyDeps, chainId: number, read: RangeRead, usdc: Address): Promise<number> {
+  const items = itemsOf(read, usdc);
+  const size = deps.batchSize ?? PAID_BATCH;
   let n = 0;
-  for (const item of itemsOf(read, usdc)) {
+  for (let i = 0; i < items.length;) {
+    if (isPaid(items[i])) {
+      const run: PaidItem[] = [];
+      while (run.length < size && isPaid(items[i])) run.push(items[i++] as PaidItem);
+      n += await applyPaidRun(tx, deps, chainId, run, read);
+      deps.faults?.afterBatch?.(chainId, n);
+      continue;
+    }
+    const item = items[i++]!;
     const blockTime = read.headers.get(item.log.blockNumber)!.time;
     const fresh = item.kind === 'router'
-      ? await applyRouterLog(tx, deps, chainId, item.log, item.key, blockTime)
+      ? await applyRouterLog(tx, deps, chainId, item.log, item.key, blockTime, item.funder ?? null)
       : await applyTransfer(tx, deps, chainId, item.log, item.key, blockTime);
     if (!fresh) continue;
     deps.metrics.indexedLogs.inc({ chain_id: String(chainId), event: item.kind === 'router' ? item.log.eventName : 'UnmatchedTransfer' });
@@ -44,12 +63,28 @@ export async function applyItems(tx: Tx, deps: ApplyDeps, chainId: number, read:
   return n;
 }
 
-async function applyRouterLog(tx: Tx, deps: ApplyDeps, chainId: number, log: RouterLog, key: string, blockTime: Date) {
+/** One statement records the run's logs (the new keys come back), then the orders module applies the new ones in bulk. */
+async function applyPaidRun(tx: Tx, deps: ApplyDeps, chainId: number, run: PaidItem[], read: RangeRead): Promise<number> {
+  const fresh = await indexerRepo.recordLogs(tx, chainId, {
+    txHash: run.map((r) => r.log.transactionHash), logIndex: run.map((r) => r.log.logIndex), block: run.map((r) => r.log.blockNumber),
+    blockHash: run.map((r) => r.log.blockHash), eventName: run.map(() => 'OrderPaid'), onchainId: run.map((r) => r.log.args.orderId), eventKey: run.map((r) => r.key),
+  });
+  const events: OrderPaidEvent[] = [];
+  for (const { log, key } of run) {
+    if (!fresh.delete(key)) continue; // applied before (or twice in this run: once)
+    events.push({ chainId, txHash: log.transactionHash, ...log.args, blockNumber: log.blockNumber, blockTime: read.headers.get(log.blockNumber)!.time });
+  }
+  await deps.orders.applyPaidMany(tx, events);
+  if (events.length > 0) deps.metrics.indexedLogs.inc({ chain_id: String(chainId), event: 'OrderPaid' }, events.length);
+  return events.length;
+}
+
+async function applyRouterLog(tx: Tx, deps: ApplyDeps, chainId: number, log: RouterLog, key: string, blockTime: Date, funder: Address | null) {
   const fresh = await indexerRepo.recordLog(tx, {
     chain_id: chainId, tx_hash: log.transactionHash, log_index: log.logIndex, block_number: log.blockNumber,
     block_hash: log.blockHash, event_name: log.eventName, onchain_id: onchainIdOf(log), event_key: key,
   });
-  if (fresh) await dispatch(tx, deps, chainId, log, blockTime);
+  if (fresh) await dispatch(tx, deps, chainId, log, blockTime, funder);
   return fresh;
 }
 

@@ -1,10 +1,11 @@
+import type { Hex } from 'viem';
 import type { Tx } from '../../db/client.js';
-import type { ApplyDeps } from './apply-logs.js';
+import type { ApplyDeps } from './apply-deps.js';
 import type { RouterLog } from './events.js';
 import { indexerRepo } from './repo.js';
 
 /** Hands a new router log to the module that owns it; an event nobody handles is an `unhandled_event` alert. */
-export async function dispatch(tx: Tx, deps: ApplyDeps, chainId: number, log: RouterLog, blockTime: Date): Promise<void> {
+export async function dispatch(tx: Tx, deps: ApplyDeps, chainId: number, log: RouterLog, blockTime: Date, funder: Hex | null = null): Promise<void> {
   const base = { chainId, txHash: log.transactionHash };
   const hooks = deps.hooks();
   switch (log.eventName) {
@@ -13,7 +14,7 @@ export async function dispatch(tx: Tx, deps: ApplyDeps, chainId: number, log: Ro
       return;
     case 'Refunded':
       if (!hooks.applyRefunded) break;
-      return hooks.applyRefunded(tx, { ...base, orderOnchainId: log.args.orderId, refundOnchainId: log.args.refundId, to: log.args.to, amount: log.args.amount, fromReserve: log.args.fromReserve, fromSubmitter: log.args.fromSubmitter, blockTime });
+      return hooks.applyRefunded(tx, { ...base, orderOnchainId: log.args.orderId, refundOnchainId: log.args.refundId, to: log.args.to, amount: log.args.amount, fromReserve: log.args.fromReserve, fromSubmitter: log.args.fromSubmitter, submitter: funder, blockTime });
     case 'ReserveReleased':
       if (!hooks.applyReserveReleased) break;
       return hooks.applyReserveReleased(tx, { ...base, orderOnchainId: log.args.orderId, batchOnchainId: log.args.batchId, merchant: log.args.merchant, amount: log.args.amount });

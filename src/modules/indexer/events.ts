@@ -1,4 +1,4 @@
-import { getAbiItem, parseAbiItem, type Address, type Hex, type Log } from 'viem';
+import { getAbiItem, parseAbiItem, type Hex, type Log } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 
 /** The router events the indexer reads (DESIGN §6): payments, refunds, reserve releases, batches, cancellations. */
@@ -19,23 +19,7 @@ export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from,
 export type RouterLog = Log<bigint, number, false, (typeof INDEXED_EVENTS)[number], true>;
 export type TransferLog = Log<bigint, number, false, typeof TRANSFER_EVENT, true>;
 
-export type OrderPaidEvent = {
-  chainId: number;
-  orderId: Hex;
-  payer: Address;
-  merchant: Address;
-  token: Address;
-  amount: bigint;
-  serviceFee: bigint;
-  platformFee: bigint;
-  reserveHold: bigint;
-  platform: Address;
-  /** Chain time (unix seconds) from which settleBatch may release this order's reserve (the hold recorded at payment). */
-  releaseAfter: bigint;
-  txHash: Hex;
-  blockNumber: bigint;
-  blockTime: Date;
-};
+export type { OrderPaidEvent } from '../orders/paid-event.js';
 
 /**
  * What an event means, independent of where it sits: a log re-included at another block or log index

@@ -3,6 +3,16 @@ import type { ChainRuntime } from '../chains/service.js';
 import { INDEXED_EVENTS, isRangeError, TRANSFER_EVENT, type RouterLog, type TransferLog } from './events.js';
 
 export const MAX_RANGE = 2_000n;
+/** The first range of a chain; it doubles while ranges stay under TARGET_LOGS. */
+export const INITIAL_RANGE = 4n;
+/**
+ * Logs (router + transfers) a range aims at: the next range is sized from the density just read, so a
+ * backlog of any depth is read and applied a few thousand logs at a time (memory bounded by this, not by
+ * the backlog), while a sparse chain reads up to MAX_RANGE blocks at once.
+ */
+export const TARGET_LOGS = 4_000;
+/** Header requests in flight while reading a range. */
+const HEADER_CONCURRENCY = 16;
 
 export type Header = { number: bigint; hash: Hex; time: Date };
 export type RangeRead = {
@@ -16,7 +26,7 @@ export type RangeRead = {
   inconsistent: { blockNumber: bigint; logHash: Hex; canonicalHash: Hex } | null;
 };
 
-/** The range size adapts to provider limits: halved on a range error, grown back by doubling. */
+/** The range size adapts to provider limits (halved on a range error) and to log density (TARGET_LOGS). */
 export type RangeState = { range: bigint };
 
 export async function header(rt: ChainRuntime, blockNumber: bigint): Promise<Header> {
@@ -32,12 +42,20 @@ async function getRange(rt: ChainRuntime, from: bigint, to: bigint) {
   return { logs: logs as unknown as RouterLog[], transfers: transfers as unknown as TransferLog[] };
 }
 
+/** From `logs` found in `span` blocks: the span that holds about TARGET_LOGS, growing at most ×2, within [1, MAX_RANGE]. */
+export function nextRange(current: bigint, span: bigint, logs: number): bigint {
+  const grown = current * 2n;
+  const byDensity = logs === 0 ? grown : (span * BigInt(TARGET_LOGS)) / BigInt(logs);
+  const next = byDensity < grown ? byDensity : grown;
+  return next < 1n ? 1n : next > MAX_RANGE ? MAX_RANGE : next;
+}
+
 /** Router logs and USDC transfers to the router over [from, ≤ to], shrinking the span to the provider's limit. */
 async function getLogsAdaptive(rt: ChainRuntime, s: RangeState, from: bigint, to: bigint) {
   for (;;) {
     try {
       const read = await getRange(rt, from, to);
-      if (s.range < MAX_RANGE) s.range = s.range * 2n > MAX_RANGE ? MAX_RANGE : s.range * 2n;
+      s.range = nextRange(s.range, to - from + 1n, read.logs.length + read.transfers.length);
       return { ...read, to };
     } catch (err) {
       if (!isRangeError(err) || to === from) throw err;
@@ -54,7 +72,10 @@ async function getLogsAdaptive(rt: ChainRuntime, s: RangeState, from: bigint, to
 export async function readRange(rt: ChainRuntime, s: RangeState, from: bigint, wanted: bigint): Promise<RangeRead> {
   const { logs, transfers, to } = await getLogsAdaptive(rt, s, from, wanted);
   const headers = new Map<bigint, Header>();
-  for (const n of new Set([to, ...logs.map((l) => l.blockNumber), ...transfers.map((t) => t.blockNumber)])) headers.set(n, await header(rt, n));
+  const blocks = [...new Set([to, ...logs.map((l) => l.blockNumber), ...transfers.map((t) => t.blockNumber)])];
+  for (let i = 0; i < blocks.length; i += HEADER_CONCURRENCY) {
+    for (const h of await Promise.all(blocks.slice(i, i + HEADER_CONCURRENCY).map((n) => header(rt, n)))) headers.set(h.number, h);
+  }
   let inconsistent: RangeRead['inconsistent'] = null;
   for (const l of [...logs, ...transfers]) {
     const canonical = headers.get(l.blockNumber)!.hash;

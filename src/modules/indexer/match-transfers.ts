@@ -10,22 +10,34 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
  * one transfer at most. Every other transfer to the router (a wallet's plain `transfer`) is unmatched.
  */
 export function unmatchedTransfers(transfers: TransferLog[], logs: RouterLog[], usdc: Address): TransferLog[] {
-  const pulls = new Map<string, { from: Address | null; value: bigint }[]>();
+  return matchTransfers(transfers, logs, usdc).unmatched;
+}
+
+/**
+ * As above, and for each Refunded log with a submitter part, the sender of the transfer that paid it: who funded
+ * the refund (msg.sender of `refund`, seen on the token's own log, so a contract wallet is named as itself).
+ */
+export function matchTransfers(transfers: TransferLog[], logs: RouterLog[], usdc: Address): { unmatched: TransferLog[]; funders: Map<RouterLog, Address> } {
+  type Pull = { from: Address | null; value: bigint; log: RouterLog };
+  const pulls = new Map<string, Pull[]>();
   for (const l of logs) {
-    let pull: { from: Address | null; value: bigint } | null = null;
-    if (l.eventName === 'OrderPaid' && same(l.args.token, usdc)) pull = { from: l.args.payer, value: l.args.amount };
-    if (l.eventName === 'Refunded' && l.args.fromSubmitter > 0n) pull = { from: null, value: l.args.fromSubmitter };
+    let pull: Pull | null = null;
+    if (l.eventName === 'OrderPaid' && same(l.args.token, usdc)) pull = { from: l.args.payer, value: l.args.amount, log: l };
+    if (l.eventName === 'Refunded' && l.args.fromSubmitter > 0n) pull = { from: null, value: l.args.fromSubmitter, log: l };
     if (!pull) continue;
     const list = pulls.get(l.transactionHash) ?? [];
     list.push(pull);
     pulls.set(l.transactionHash, list);
   }
-  return transfers.filter((t) => {
+  const funders = new Map<RouterLog, Address>();
+  const unmatched = transfers.filter((t) => {
     const list = pulls.get(t.transactionHash) ?? [];
     const exact = list.findIndex((p) => p.value === t.args.value && p.from !== null && same(p.from, t.args.from));
     const i = exact >= 0 ? exact : list.findIndex((p) => p.value === t.args.value && p.from === null);
     if (i < 0) return true;
-    list.splice(i, 1);
+    const [p] = list.splice(i, 1);
+    if (p!.log.eventName === 'Refunded') funders.set(p!.log, t.args.from);
     return false;
   });
+  return { unmatched, funders };
 }

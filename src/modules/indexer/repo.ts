@@ -47,6 +47,20 @@ export const indexerRepo = {
       .onConflict((oc) => oc.doNothing())
       .returning('tx_hash').executeTakeFirst()) !== undefined,
 
+  /**
+   * Many logs in one statement (array parameters: one statement text whatever the count); returns the event
+   * keys that were new. A key already applied (in an earlier range, a re-included log) is left as it was.
+   */
+  recordLogs: async (tx: Executor, chainId: number, rows: { txHash: string[]; logIndex: number[]; block: bigint[]; blockHash: string[]; eventName: string[]; onchainId: (string | null)[]; eventKey: string[] }) =>
+    new Set((await sql<{ event_key: string }>`
+      insert into chain_logs (chain_id, tx_hash, log_index, block_number, block_hash, event_name, onchain_id, event_key)
+      select ${chainId}::integer, u.tx_hash, u.log_index::integer, u.block::int8, u.block_hash, u.event_name, u.onchain_id, u.event_key
+      from unnest(${rows.txHash}::text[], ${rows.logIndex.map(String)}::text[], ${rows.block.map(String)}::text[], ${rows.blockHash}::text[],
+                  ${rows.eventName}::text[], ${rows.onchainId}::text[], ${rows.eventKey}::text[])
+        as u(tx_hash, log_index, block, block_hash, event_name, onchain_id, event_key)
+      on conflict do nothing
+      returning event_key`.execute(tx)).rows.map((r) => r.event_key)),
+
   /** True when this transfer was not recorded before (and so is news). */
   recordUnmatchedTransfer: async (tx: Executor, row: UnmatchedTransferRow) =>
     (await tx.insertInto('unmatched_transfers').values({ id: `utx_${randomBase62(20)}`, ...row })

@@ -5,7 +5,8 @@ import type { Metrics } from '../../lib/metrics.js';
 import type { ChainRuntime, ChainsService } from '../chains/service.js';
 import type { OrdersService } from '../orders/service.js';
 import { applyItems } from './apply-logs.js';
-import { readRange, header, MAX_RANGE } from './fetch-range.js';
+import { header, INITIAL_RANGE } from './fetch-range.js';
+import { createPrefetcher } from './prefetch.js';
 import { confirmedTarget, finalityOf } from './finality.js';
 import type { IndexerHooks } from './hooks.js';
 import { leaseRepo, statsRepo } from './lease.js';
@@ -25,8 +26,13 @@ export type IndexerDeps = {
   hooks: () => IndexerHooks;
   logger: Logger;
   metrics: Metrics;
-  /** Tests only: runs after logs are read and applied, before the transaction commits. */
-  faults?: { beforeCommit?: (chainId: number) => void };
+  /** OrderPaid logs per set-based batch (apply-logs.ts PAID_BATCH by default; tests make it small). */
+  batchSize?: number;
+  /**
+   * Tests only: `beforeCommit` runs after a range's logs are read and applied, before the transaction commits;
+   * `afterBatch` after each set-based batch inside it (a crash mid-range).
+   */
+  faults?: { beforeCommit?: (chainId: number) => void; afterBatch?: (chainId: number, appliedSoFar: number) => void };
 };
 
 export type TickResult = { applied: number; caughtUp: boolean };
@@ -43,7 +49,8 @@ export function createIndexer(deps: IndexerDeps) {
   const { db, config, chains, logger } = deps;
   const devnet = config.env === 'devnet';
   const ranges = new Map<number, { range: bigint }>();
-  const rangeOf = (chainId: number) => ranges.get(chainId) ?? ranges.set(chainId, { range: MAX_RANGE }).get(chainId)!;
+  const rangeOf = (chainId: number) => ranges.get(chainId) ?? ranges.set(chainId, { range: INITIAL_RANGE }).get(chainId)!;
+  const prefetch = createPrefetcher();
   const floorOf = (rt: ChainRuntime) => (rt.startBlock !== undefined ? rt.startBlock - 1n : -1n);
 
   /** Runs fn as the one writer of this chain's cursor: advisory lock, cursor unchanged, and (fenced) lease and enabled still ours. */
@@ -97,12 +104,13 @@ export function createIndexer(deps: IndexerDeps) {
     const chainId = rt.chainId;
     const s = rangeOf(chainId);
     const from = cur.block + 1n;
-    const read = await readRange(rt, s, from, from + s.range - 1n < target ? from + s.range - 1n : target);
+    const read = await prefetch.take(rt, s, from, target);
     if (read.inconsistent) {
       logger.warn({ chain_id: chainId, block: read.inconsistent.blockNumber.toString() }, 'a log does not match its block (reorg while reading): range not applied, read again next tick');
       return { applied: 0, caughtUp: true };
     }
     const to = read.headers.get(read.to)!;
+    prefetch.ahead(rt, s, read.to, target);
     const applied = await guarded(chainId, cur.block, holder, async (tx) => {
       const n = await applyItems(tx, deps, chainId, read, rt.usdc);
       if (n > 0) await statsRepo.applied(tx, chainId, n);

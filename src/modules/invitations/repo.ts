@@ -1,6 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import type { InvitationsTable } from '../../db/schema.js';
+import { INVITATION_TRANSITIONS } from './state.js';
+
+const { complete: COMPLETE, expire: EXPIRE } = INVITATION_TRANSITIONS;
 
 export type InvitationRow = Selectable<InvitationsTable>;
 
@@ -10,8 +13,8 @@ export const invitationsRepo = {
 
   /** A fresh invitation for an external_id supersedes the pending one (SPEC §3: the old token stays expired). */
   expirePendingFor: (db: Executor, platformId: string, externalId: string) =>
-    db.updateTable('invitations').set({ state: 'expired' })
-      .where('platform_id', '=', platformId).where('external_id', '=', externalId).where('state', '=', 'pending')
+    db.updateTable('invitations').set({ state: EXPIRE.to })
+      .where('platform_id', '=', platformId).where('external_id', '=', externalId).where('state', 'in', EXPIRE.from)
       .execute(),
 
   findByTokenHash: (db: Executor, tokenHash: string) =>
@@ -23,16 +26,24 @@ export const invitationsRepo = {
     db.selectFrom('invitations').selectAll().where('token_hash', '=', tokenHash).forUpdate().executeTakeFirst(),
 
   complete: (db: Executor, id: string, wallet: string, merchantId: string) =>
-    db.updateTable('invitations').set({ state: 'completed', wallet, merchant_id: merchantId, completed_at: new Date() })
-      .where('id', '=', id).where('state', '=', 'pending').returningAll().executeTakeFirst(),
+    db.updateTable('invitations').set({ state: COMPLETE.to, wallet, merchant_id: merchantId, completed_at: new Date() })
+      .where('id', '=', id).where('state', 'in', COMPLETE.from).returningAll().executeTakeFirst(),
 
   expireIfDue: (db: Executor, id: string, now: Date) =>
-    db.updateTable('invitations').set({ state: 'expired' })
-      .where('id', '=', id).where('state', '=', 'pending').where('expires_at', '<=', now).execute(),
+    db.updateTable('invitations').set({ state: EXPIRE.to })
+      .where('id', '=', id).where('state', 'in', EXPIRE.from).where('expires_at', '<=', now).execute(),
 
   expireDue: (db: Executor, now: Date) =>
-    db.updateTable('invitations').set({ state: 'expired' })
-      .where('state', '=', 'pending').where('expires_at', '<=', now).executeTakeFirst(),
+    db.updateTable('invitations').set({ state: EXPIRE.to })
+      .where('state', 'in', EXPIRE.from).where('expires_at', '<=', now).executeTakeFirst(),
+
+  /** Compare-and-set: only a pending invitation is revoked; it becomes expired with `revoked_at` (no new state). */
+  revokePending: (db: Executor, platformId: string, id: string, now: Date) =>
+    db.updateTable('invitations').set({ state: EXPIRE.to, revoked_at: now })
+      .where('id', '=', id).where('platform_id', '=', platformId).where('state', 'in', EXPIRE.from).returningAll().executeTakeFirst(),
+
+  findById: (db: Executor, platformId: string, id: string) =>
+    db.selectFrom('invitations').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst(),
 
   recent: (db: Executor, platformId: string, limit: number) =>
     db.selectFrom('invitations').selectAll().where('platform_id', '=', platformId)

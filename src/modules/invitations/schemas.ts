@@ -31,8 +31,11 @@ export const Invitation = z
     merchant_id: z.string().nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),
+    revoked_at: z.string().nullable().openapi({ description: 'Set when the platform revoked it; a revoked invitation reads as expired' }),
   })
   .openapi('MerchantInvitation');
+
+export const InvitationIdParams = z.object({ id: z.string().min(1).max(64) });
 
 export const PublicInvitation = z
   .object({

@@ -18,4 +18,5 @@ export const serializeInvitation = (r: InvitationRow, secret?: { token: string; 
   merchant_id: r.merchant_id,
   created_at: r.created_at.toISOString(),
   completed_at: r.completed_at?.toISOString() ?? null,
+  revoked_at: r.revoked_at?.toISOString() ?? null,
 });

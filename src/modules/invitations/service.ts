@@ -12,6 +12,7 @@ import { invitationsRepo, type InvitationRow } from './repo.js';
 import { INVITATION_DEFAULT_SECONDS } from './schemas.js';
 import { effectiveState, serializeInvitation } from './serialize.js';
 import { verifyWalletSignature } from './verify.js';
+import { revokeInvitation } from './revoke-invitation.js';
 
 export type CreateInvitationInput = {
   external_id: string;
@@ -126,6 +127,8 @@ export function createInvitationsService(db: Db, config: Config, platforms: Plat
     },
 
     expireDue: (now = new Date()) => invitationsRepo.expireDue(db, now),
+
+    revoke: (platformId: string, id: string) => revokeInvitation({ db, now: () => new Date() }, platformId, id),
   };
 }
 

@@ -31,8 +31,12 @@ import { AppError } from '../../lib/errors.js';
  * it cannot tell a bad signature from a down node. Here only a revert (or a `false` result) is a bad
  * signature; any other failure is 503 service_unavailable and the caller changes nothing.
  */
-export async function verifyWalletSignature(chain: () => PublicClient, wallet: Address, message: string, signature: Hex): Promise<boolean> {
-  const hash = hashMessage(message);
+export function verifyWalletSignature(chain: () => PublicClient, wallet: Address, message: string, signature: Hex): Promise<boolean> {
+  return verifyHashSignature(chain, wallet, hashMessage(message), signature);
+}
+
+/** The same three cases for any 32-byte digest (an EIP-712 hash: the gasless relay's ReceiveWithAuthorization). */
+export async function verifyHashSignature(chain: () => PublicClient, wallet: Address, hash: Hex, signature: Hex): Promise<boolean> {
   if (signature.length === 132) {
     try {
       if (isAddressEqual(await recoverAddress({ hash, signature }), wallet)) return true;

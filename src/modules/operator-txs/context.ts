@@ -2,7 +2,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Db } from '../../db/client.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ChainsService } from '../chains/service.js';
-import type { OperatorTxPurpose, OutcomeHandler, SenderOptions } from './types.js';
+import type { KeyRole, OperatorTxPurpose, OutcomeHandler, SenderOptions } from './types.js';
 
 /**
  * What every step of the sender needs. `holder` names this instance in the lease table; `fault` is the
@@ -13,6 +13,8 @@ export type SenderContext = {
   chains: ChainsService;
   logger: Logger;
   account: PrivateKeyAccount;
+  /** The key this sender signs with: it sends only intents enqueued for that key. */
+  keyRole: KeyRole;
   holder: string;
   options: SenderOptions;
   handlers: Map<OperatorTxPurpose, OutcomeHandler>;

@@ -23,7 +23,11 @@ export function revertNameOf(err: unknown): string | null {
   const data = revertData(err);
   if (data && data.length >= 10) {
     try {
-      return decodeErrorResult({ abi: [...paymentRouterAbi, ...erc20Errors], data }).errorName;
+      const decoded = decodeErrorResult({ abi: [...paymentRouterAbi, ...erc20Errors], data }) as { errorName: string; args?: readonly unknown[] };
+      // A token's require() string (Circle's USDC: "Blacklistable: account is blacklisted", "Pausable: paused").
+      const reason = decoded.args?.[0];
+      if (decoded.errorName === 'Error' && typeof reason === 'string') return `Error: ${reason.slice(0, 200)}`;
+      return decoded.errorName;
     } catch {
       return `unknown error ${data.slice(0, 10)}`;
     }

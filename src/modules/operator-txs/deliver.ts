@@ -19,6 +19,8 @@ export async function deliverOutcome(ctx: SenderContext, row: OperatorTxRow, fro
     await handler(tx, {
       id: row.id, chainId: row.chain_id, purpose: row.purpose as OperatorTxPurpose, refId: row.ref_id, outcome, error,
       txHash: outcome === 'rejected' ? null : (row.tx_hash as Hex | null),
+      gasUsed: outcome === 'rejected' ? null : row.gas_used,
+      effectiveGasPrice: outcome === 'rejected' || row.effective_gas_price === null ? null : BigInt(row.effective_gas_price),
     });
   });
   ctx.logger.info({ operator_tx_id: row.id, purpose: row.purpose, ref_id: row.ref_id, outcome, error, tx_hash: row.tx_hash }, 'operator transaction resolved');

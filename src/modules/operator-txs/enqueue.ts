@@ -16,5 +16,6 @@ export async function enqueueOperatorTx(tx: Executor, intent: OperatorTxIntent) 
     to_address: intent.to,
     calldata: intent.calldata,
     state: 'queued',
+    key_role: intent.key ?? 'operator',
   });
 }

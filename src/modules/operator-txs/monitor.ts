@@ -8,16 +8,23 @@ import { replaceStuck } from './replace.js';
 import { operatorTxsRepo, type OperatorTxRow } from './repo.js';
 import { broadcastRecorded } from './send-queued.js';
 
+/** Node reads made at once by a pass (the writes stay one at a time, in nonce order). */
+const READS_AT_ONCE = 16;
+
 /** Every recorded transaction of this sender on the chain, lowest nonce first: watched until final. */
 export async function monitorInFlight(ctx: SenderContext, chainId: number): Promise<void> {
   const rt = ctx.chains.get(chainId);
   const rows = await operatorTxsRepo.inFlight(ctx.db, chainId, ctx.account.address);
   if (rows.length === 0) return;
   const head = await rt.publicClient.getBlockNumber({ cacheTime: 0 });
+  // Nonces this key has used, read once per pass BEFORE any receipt is looked at: a transaction whose nonce is
+  // not below it cannot have been mined when the pass began (the next pass sees it if it is mined since).
+  const used = BigInt(await rt.publicClient.getTransactionCount({ address: ctx.account.address, blockTag: 'latest' }));
+  const known = await prefetchKnown(ctx, rows.filter((r) => r.state === 'sent' && r.nonce! >= used));
   for (const row of rows) {
     try {
       if (row.state === 'mined') await confirmMined(ctx, row, head);
-      else await watch(ctx, row);
+      else await watch(ctx, row, used, known.get(row.id));
     } catch (err) {
       ctx.logger.warn({ operator_tx_id: row.id, err: describeError(err) }, 'operator transaction check failed; will retry');
     }
@@ -29,15 +36,23 @@ export async function monitorInFlight(ctx: SenderContext, chainId: number): Prom
  * is its outcome; a nonce consumed by none of them means it never ran (queued again); otherwise it is
  * broadcast (again), and after replaceMs replaced with higher fees.
  */
-async function watch(ctx: SenderContext, row: OperatorTxRow): Promise<void> {
+/** Whether the node knows each sent transaction, asked concurrently (reads only); a failed read is left out. */
+async function prefetchKnown(ctx: SenderContext, rows: OperatorTxRow[]): Promise<Map<string, boolean>> {
+  const out = new Map<string, boolean>();
+  for (let i = 0; i < rows.length; i += READS_AT_ONCE) {
+    const chunk = rows.slice(i, i + READS_AT_ONCE);
+    const r = await Promise.allSettled(chunk.map((row) => knownToNode(ctx.chains.get(row.chain_id).publicClient, row.tx_hash as Hex)));
+    r.forEach((v, j) => v.status === 'fulfilled' && out.set(chunk[j]!.id, v.value));
+  }
+  return out;
+}
+
+async function watch(ctx: SenderContext, row: OperatorTxRow, used: bigint, known: boolean | undefined): Promise<void> {
   const client = ctx.chains.get(row.chain_id).publicClient;
-  const hashes = (await operatorTxsRepo.attempts(ctx.db, row.id)).map((a) => a.tx_hash as Hex);
-  const mined = await firstMined(client, hashes);
-  if (mined) return recordMined(ctx, client, row, mined);
-  const used = BigInt(await client.getTransactionCount({ address: ctx.account.address, blockTag: 'latest' }));
   if (used > row.nonce!) {
-    const late = await firstMined(client, hashes); // mined between the two reads
-    if (late) return recordMined(ctx, client, row, late);
+    const hashes = (await operatorTxsRepo.attempts(ctx.db, row.id)).map((a) => a.tx_hash as Hex);
+    const mined = await firstMined(client, hashes);
+    if (mined) return recordMined(ctx, client, row, mined);
     await operatorTxsRepo.requeue(ctx.db, row.id, 'nonce consumed by a transaction that is not ours');
     ctx.logger.error({ operator_tx_id: row.id, nonce: row.nonce!.toString() }, 'ALERT: an operator nonce was used outside this service; the intent is queued again');
     return;
@@ -47,7 +62,7 @@ async function watch(ctx: SenderContext, row: OperatorTxRow): Promise<void> {
   // Also a recorded transaction the node keeps refusing (e.g. its fees fell below the base fee): re-signed higher.
   if (now - (row.signed_at?.getTime() ?? now) > ctx.options.replaceMs) return replaceStuck(ctx, row);
   if (row.state === 'signed') return broadcastRecorded(ctx, row.chain_id, row, raw);
-  if (!(await knownToNode(client, row.tx_hash as Hex)) || now - (row.sent_at?.getTime() ?? 0) > ctx.options.rebroadcastMs) {
+  if (!(known ?? (await knownToNode(client, row.tx_hash as Hex))) || now - (row.sent_at?.getTime() ?? 0) > ctx.options.rebroadcastMs) {
     return broadcastRecorded(ctx, row.chain_id, row, raw);
   }
 }

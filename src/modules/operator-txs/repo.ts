@@ -1,6 +1,7 @@
 import { sql, type ColumnType, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Db, Executor } from '../../db/client.js';
 import type { DB } from '../../db/schema.js';
+import type { KeyRole } from './types.js';
 
 /** Tables of migrations/010_operator_txs.sql (only this module uses them). */
 type Ts = ColumnType<Date | null, Date | null | undefined, Date | null>;
@@ -15,6 +16,7 @@ export interface OperatorTxsTable {
   seq: ColumnType<bigint, never, never>;
   chain_id: number;
   purpose: string;
+  key_role: ColumnType<KeyRole, KeyRole | undefined, never>;
   ref_id: string;
   to_address: string;
   calldata: string;
@@ -114,8 +116,9 @@ export const operatorTxsRepo = {
     x(db).selectFrom('operator_txs').selectAll().where('chain_id', '=', chainId).where('sender', '=', sender)
       .where('state', 'in', IN_FLIGHT).orderBy('nonce').execute(),
 
-  queued: (db: Executor, chainId: number, limit: number) =>
-    x(db).selectFrom('operator_txs').selectAll().where('chain_id', '=', chainId).where('state', '=', 'queued').orderBy('seq').limit(limit).execute(),
+  queued: (db: Executor, chainId: number, keyRole: KeyRole, limit: number) =>
+    x(db).selectFrom('operator_txs').selectAll().where('chain_id', '=', chainId).where('key_role', '=', keyRole).where('state', '=', 'queued')
+      .orderBy('seq').limit(limit).execute(),
 
   attempts: (db: Executor, id: string) =>
     x(db).selectFrom('operator_tx_attempts').selectAll().where('operator_tx_id', '=', id).orderBy('created_at').execute(),

@@ -4,28 +4,58 @@ import { broadcast } from './broadcast.js';
 import type { SenderContext } from './context.js';
 import { deliverOutcome } from './deliver.js';
 import { afterRecord } from './fault.js';
-import { currentFees } from './fees.js';
+import { currentFees, type Fees } from './fees.js';
 import { operatorTxsRepo, type OperatorTxRow } from './repo.js';
 import { signOperatorTx } from './sign.js';
 import { simulate } from './simulate.js';
+
+/** Simulations run this many at a time (RPC reads only; signing and recording stay in order). */
+const SIMULATE_AT_ONCE = 8;
+
+type Pass = { nonce: bigint; fees: Fees };
 
 /**
  * Queued intents in order, as many as the in-flight bound allows: simulate (a revert → rejected, nothing
  * sent), take the nonce, sign locally, RECORD (committed), then broadcast. Stops at the first intent that
  * could not be simulated for a reason other than a revert, so intents keep their order. Returns how many moved.
+ * Within a pass the fees are read once and the nonce is taken once and then counted up by what is recorded
+ * (the lease is held throughout: recordSigned refuses otherwise). Chunks of 8: simulated concurrently, the
+ * sendable ones recorded in one transaction, then broadcast.
  */
 export async function sendQueued(ctx: SenderContext, chainId: number): Promise<number> {
   const unmined = (await operatorTxsRepo.inFlight(ctx.db, chainId, ctx.account.address)).filter((t) => t.state !== 'mined').length;
-  const room = ctx.options.maxInFlight - unmined;
+  const room = (ctx.keyRole === 'relayer' ? ctx.options.relayerMaxInFlight : ctx.options.maxInFlight) - unmined;
   if (room <= 0) return 0;
+  const intents = await operatorTxsRepo.queued(ctx.db, chainId, ctx.keyRole, room);
+  const client = ctx.chains.get(chainId).publicClient;
+  let pass: Pass | undefined;
   let moved = 0;
-  for (const intent of await operatorTxsRepo.queued(ctx.db, chainId, room)) {
+  for (let i = 0; i < intents.length; i += SIMULATE_AT_ONCE) {
+    const chunk = intents.slice(i, i + SIMULATE_AT_ONCE);
+    const sims = await Promise.allSettled(chunk.map((t) => simulate(client, ctx.account, t.to_address as Hex, t.calldata as Hex)));
+    const batch: { intent: OperatorTxRow; gasLimit: bigint }[] = [];
+    let stalled: { intent: OperatorTxRow; err: unknown } | null = null;
+    for (const [j, intent] of chunk.entries()) {
+      const sim = sims[j]!;
+      if (sim.status === 'rejected') {
+        stalled = { intent, err: sim.reason };
+        break;
+      }
+      if (sim.value.ok) batch.push({ intent, gasLimit: sim.value.gasLimit });
+      else await deliverOutcome(ctx, intent, 'queued', 'rejected', sim.value.error).then(() => moved++, (err) => (stalled = { intent, err }));
+      if (stalled) break;
+    }
     try {
-      await sendOne(ctx, chainId, intent);
-      moved++;
+      if (batch.length > 0) {
+        pass ??= { nonce: await nextNonce(ctx, chainId), fees: await currentFees(client, ctx.options.maxFeePerGas) };
+        moved += await sendBatch(ctx, chainId, batch, pass);
+      }
     } catch (err) {
-      ctx.logger.warn({ operator_tx_id: intent.id, purpose: intent.purpose, err: describeError(err) }, 'operator transaction not sent yet; will retry');
-      break;
+      stalled = { intent: batch[0]!.intent, err };
+    }
+    if (stalled) {
+      ctx.logger.warn({ operator_tx_id: stalled.intent.id, purpose: stalled.intent.purpose, err: describeError(stalled.err) }, 'operator transaction not sent yet; will retry');
+      return moved;
     }
   }
   return moved;
@@ -39,20 +69,27 @@ async function nextNonce(ctx: SenderContext, chainId: number): Promise<bigint> {
   return recorded > onChain ? recorded : onChain;
 }
 
-async function sendOne(ctx: SenderContext, chainId: number, intent: OperatorTxRow): Promise<void> {
-  const client = ctx.chains.get(chainId).publicClient;
-  const to = intent.to_address as Hex;
-  const data = intent.calldata as Hex;
-  const sim = await simulate(client, ctx.account, to, data);
-  if (!sim.ok) return deliverOutcome(ctx, intent, 'queued', 'rejected', sim.error);
-  const nonce = await nextNonce(ctx, chainId);
-  const fees = await currentFees(client, ctx.options.maxFeePerGas);
-  const signed = await signOperatorTx(ctx.account, { chainId, to, data, nonce, gas: sim.gasLimit, fees });
-  const row = await ctx.db.transaction().execute((tx) => operatorTxsRepo.recordSigned(tx, intent.id, ctx.account.address, ctx.holder, chainId, {
-    nonce, hash: signed.hash, raw: signed.raw, gasLimit: sim.gasLimit, maxFee: fees.maxFeePerGas, maxPriority: fees.maxPriorityFeePerGas,
-  }));
-  afterRecord(ctx);
-  await broadcastRecorded(ctx, chainId, row, signed.raw);
+/**
+ * Signs the batch with the pass's next nonces, records them all in ONE transaction (committed), counts the
+ * nonce up, then broadcasts them concurrently (a node holds a higher nonce until the gap is filled).
+ */
+async function sendBatch(ctx: SenderContext, chainId: number, batch: { intent: OperatorTxRow; gasLimit: bigint }[], pass: Pass): Promise<number> {
+  const { fees } = pass;
+  const signed: { id: string; record: { nonce: bigint; hash: Hex; raw: Hex; gasLimit: bigint; maxFee: bigint; maxPriority: bigint } }[] = [];
+  for (const [k, { intent, gasLimit }] of batch.entries()) {
+    const nonce = pass.nonce + BigInt(k);
+    const s = await signOperatorTx(ctx.account, { chainId, to: intent.to_address as Hex, data: intent.calldata as Hex, nonce, gas: gasLimit, fees });
+    signed.push({ id: intent.id, record: { nonce, hash: s.hash, raw: s.raw, gasLimit, maxFee: fees.maxFeePerGas, maxPriority: fees.maxPriorityFeePerGas } });
+  }
+  const rows = await ctx.db.transaction().execute(async (tx) => {
+    const out: OperatorTxRow[] = [];
+    for (const s of signed) out.push(await operatorTxsRepo.recordSigned(tx, s.id, ctx.account.address, ctx.holder, chainId, s.record));
+    return out;
+  });
+  pass.nonce += BigInt(batch.length);
+  for (let k = 0; k < rows.length; k++) afterRecord(ctx);
+  await Promise.all(rows.map((row, k) => broadcastRecorded(ctx, chainId, row, signed[k]!.record.raw)));
+  return rows.length;
 }
 
 /** Broadcasts a recorded raw transaction and notes it; a failure leaves it recorded for the monitor to retry. */

@@ -9,7 +9,9 @@ import type { SenderContext } from './context.js';
 import { enqueueOperatorTx } from './enqueue.js';
 import { operatorTxsRepo } from './repo.js';
 import { senderTick } from './tick.js';
-import { DEFAULT_SENDER_OPTIONS, type OperatorTxPurpose, type OutcomeHandler, type SenderOptions } from './types.js';
+import { DEFAULT_SENDER_OPTIONS, type KeyRole, type OperatorTxPurpose, type OutcomeHandler, type SenderOptions } from './types.js';
+
+const KEY_ROLES: KeyRole[] = ['operator', 'relayer'];
 
 export type OperatorTxsDeps = { db: Db; config: Config; chains: ChainsService; logger: Logger; options?: Partial<SenderOptions> };
 
@@ -23,22 +25,33 @@ export function createOperatorTxs(deps: OperatorTxsDeps) {
   const handlers = new Map<OperatorTxPurpose, OutcomeHandler>();
   const options: SenderOptions = { ...DEFAULT_SENDER_OPTIONS, leaseMs: config.operatorLeaseSeconds * 1000, ...deps.options };
   const holder = `${hostname()}:${process.pid}:${randomBase62(6)}`;
-  const loops = new Map<number, { running: boolean; timer?: NodeJS.Timeout; current: Promise<unknown> }>();
+  const loops = new Map<string, { running: boolean; timer?: NodeJS.Timeout; current: Promise<unknown> }>();
 
-  const context = (): SenderContext | null =>
-    chains.operator ? { db, chains, logger, account: chains.operator, holder, options, handlers, fault: config.operatorTxFault } : null;
+  /** The operator's sender, and the relayer's (gasless payments): same outbox, own key, own lease and nonces. */
+  const accountOf = (role: KeyRole) => (role === 'operator' ? chains.operator : chains.relayer);
+  const context = (keyRole: KeyRole): SenderContext | null => {
+    const account = accountOf(keyRole);
+    return account ? { db, chains, logger, account, keyRole, holder, options, handlers, fault: config.operatorTxFault } : null;
+  };
+  const roles = (): KeyRole[] => KEY_ROLES.filter((r) => accountOf(r) !== null);
 
-  async function runOnce(chainId: number): Promise<boolean> {
-    const ctx = context();
-    return ctx ? senderTick(ctx, chainId) : false;
+  /** One pass of each key's sender on the chain; whether this instance held the operator's lease. */
+  async function runOnce(chainId: number, only?: KeyRole): Promise<boolean> {
+    let held = false;
+    for (const role of only ? [only] : roles()) {
+      const ctx = context(role);
+      const got = ctx ? await senderTick(ctx, chainId) : false;
+      if (role === 'operator' || only) held = got;
+    }
+    return held;
   }
 
-  function loop(chainId: number, pollMs: number) {
+  function loop(chainId: number, role: KeyRole, pollMs: number) {
     const l: { running: boolean; timer?: NodeJS.Timeout; current: Promise<unknown> } = { running: true, current: Promise.resolve() };
-    loops.set(chainId, l);
+    loops.set(`${chainId}:${role}`, l);
     const step = async () => {
       if (!l.running) return;
-      l.current = runOnce(chainId).catch((err: unknown) => logger.warn({ chain_id: chainId, err: describeError(err) }, 'operator sender pass failed'));
+      l.current = runOnce(chainId, role).catch((err: unknown) => logger.warn({ chain_id: chainId, key: role, err: describeError(err) }, 'operator sender pass failed'));
       await l.current;
       if (l.running) l.timer = setTimeout(step, pollMs);
     };
@@ -54,8 +67,9 @@ export function createOperatorTxs(deps: OperatorTxsDeps) {
     },
     runOnce,
     start(pollMs = config.env === 'devnet' ? 500 : 2_000) {
-      if (!chains.operator) return;
-      for (const rt of chains.list()) if (!loops.get(rt.chainId)?.running) loop(rt.chainId, pollMs);
+      for (const role of roles()) {
+        for (const rt of chains.list()) if (!loops.get(`${rt.chainId}:${role}`)?.running) loop(rt.chainId, role, pollMs);
+      }
     },
     /** Stops the loops and hands the leases back at once (a SIGKILLed holder's lapse instead). */
     async stop() {
@@ -65,8 +79,10 @@ export function createOperatorTxs(deps: OperatorTxsDeps) {
         await l.current;
       }
       loops.clear();
-      if (!chains.operator) return;
-      for (const rt of chains.list()) await operatorTxsRepo.releaseLease(db, rt.chainId, chains.operator.address, holder).catch(() => undefined);
+      for (const role of roles()) {
+        const account = accountOf(role)!;
+        for (const rt of chains.list()) await operatorTxsRepo.releaseLease(db, rt.chainId, account.address, holder).catch(() => undefined);
+      }
     },
     list: (chainId: number) => operatorTxsRepo.listByChain(db, chainId),
     forRef: (purpose: OperatorTxPurpose, refId: string) => operatorTxsRepo.forRef(db, purpose, refId),

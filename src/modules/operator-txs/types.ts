@@ -2,10 +2,13 @@ import type { Hex } from 'viem';
 import type { Tx } from '../../db/client.js';
 
 /** What an operator transaction is for; each purpose has one owner module and one outcome handler. */
-export type OperatorTxPurpose = 'refund' | 'refund_cancel' | 'settlement' | 'order_cancel';
+export type OperatorTxPurpose = 'refund' | 'refund_cancel' | 'settlement' | 'order_cancel' | 'relay';
+
+/** Which key sends an intent: the operator's, or the relayer's (gasless payments, modules/relay). One sender each. */
+export type KeyRole = 'operator' | 'relayer';
 
 /** An intent as its owner enqueues it (inside the owner's own transaction). */
-export type OperatorTxIntent = { chainId: number; purpose: OperatorTxPurpose; refId: string; to: Hex; calldata: Hex };
+export type OperatorTxIntent = { chainId: number; purpose: OperatorTxPurpose; refId: string; to: Hex; calldata: Hex; key?: KeyRole };
 
 /**
  * The final outcome of an intent, delivered once to its owner inside a database transaction:
@@ -20,6 +23,9 @@ export type OperatorTxOutcome = {
   outcome: 'success' | 'reverted' | 'rejected';
   error: string | null;
   txHash: Hex | null;
+  /** Of the mined transaction (null when rejected): what the sender paid, gas used × effective gas price. */
+  gasUsed: bigint | null;
+  effectiveGasPrice: bigint | null;
 };
 
 export type OutcomeHandler = (tx: Tx, outcome: OperatorTxOutcome) => Promise<void>;
@@ -33,8 +39,13 @@ export type SenderOptions = {
   replaceMs: number;
   /** Upper bound for maxFeePerGas (wei): fees are never bid above it. */
   maxFeePerGas: bigint;
-  /** Unmined transactions in flight at once per chain. */
+  /** Unmined transactions in flight at once per chain (the operator's key). */
   maxInFlight: number;
+  /**
+   * The same bound for the relayer's key: relays are independent payments, one per order, each simulated
+   * before it is signed, and a gasless checkout burst must not queue behind a handful of blocks (bench: gasless).
+   */
+  relayerMaxInFlight: number;
 };
 
 export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
@@ -43,4 +54,5 @@ export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   replaceMs: 120_000,
   maxFeePerGas: 500n * 10n ** 9n,
   maxInFlight: 16,
+  relayerMaxInFlight: 256,
 };

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { AmountSchema, ChainIdSchema, ExternalIdSchema, MetadataSchema, TokenSchema } from '../../lib/schemas.js';
+import { ORDER_STATES } from '../../lib/order-states.js';
 
 export const DIRECT_ORDER_DEFAULT_SECONDS = 3600;
 
@@ -37,7 +38,7 @@ export const Eip712 = z
   })
   .openapi('Eip712TypedData');
 
-export const OrderStateSchema = z.enum(['pending_payment', 'confirmed', 'partially_refunded', 'refunded', 'failed', 'expired']);
+export const OrderStateSchema = z.enum(ORDER_STATES);
 
 export const Order = z
   .object({
@@ -60,6 +61,7 @@ export const Order = z
     paid_by: z.string().nullable(),
     tx_hash: z.string().nullable(),
     refunded_amount: z.string(),
+    reserve_remaining: z.string().openapi({ description: "Base units of the order's reserve the router still holds (0 once released to the merchant or spent on refunds); refunds are paid from it first" }),
     checkout_session_id: z.string().nullable(),
     failure_reason: z.string().nullable(),
     created_at: z.string(),
@@ -67,14 +69,37 @@ export const Order = z
   })
   .openapi('Order');
 
+/** Date.parse rolls 2026-02-31 over to March: the calendar day must exist as written. */
+function isRealDate(v: string): boolean {
+  const [y, m, d] = v.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return day.getUTCMonth() === m - 1 && day.getUTCDate() === d && !Number.isNaN(Date.parse(v));
+}
+
+/** A date (UTC midnight) or a date-time with Z or an offset, as ISO 8601 writes them. */
+const IsoInstant = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2}))?$/, 'must be an ISO 8601 date (2026-01-31) or date-time with a zone (2026-01-31T12:00:00Z)')
+  .refine(isRealDate, 'is not a real date')
+  .transform((v) => new Date(v));
+
 export const ListOrdersQuery = z
   .object({
     state: OrderStateSchema.optional(),
     merchant_id: ExternalIdSchema.optional(),
+    q: z.string().trim().min(1).max(128).optional().openapi({
+      description: 'Exact match on one of: order id (ord_…), order_no, payer address (the wallet that paid, or the one the order was reserved for) or payment tx hash',
+    }),
+    from: IsoInstant.optional().openapi({ description: 'Created at or after (inclusive), ISO 8601', type: 'string' }),
+    to: IsoInstant.optional().openapi({ description: 'Created before (exclusive), ISO 8601', type: 'string' }),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(200).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.from && v.to && v.from.getTime() >= v.to.getTime()) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
+  });
+export type ListOrdersFilters = z.infer<typeof ListOrdersQuery>;
 
 export const OrderSummary = z
   .object({

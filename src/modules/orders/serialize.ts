@@ -28,6 +28,7 @@ export function serializeOrder(o: OrderRow) {
     paid_by: o.paid_by,
     tx_hash: o.tx_hash,
     refunded_amount: formatUnits(o.refunded_amount),
+    reserve_remaining: o.reserve_remaining.toString(),
     checkout_session_id: o.checkout_session_id,
     failure_reason: o.failure_reason,
     created_at: o.created_at.toISOString(),

@@ -3,18 +3,19 @@ import { createPayOrderSigner, payOrderJson, toBytes32Id, type PayOrderMessage }
 import type { Config } from '../../config.js';
 import type { Db, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { decodeCursor, toPage } from '../../db/pagination.js';
 import type { OrderState } from '../../db/schema.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { formatUnits, parseAmount } from '../../lib/money.js';
 import { recordAlert } from '../alerts/service.js';
 import type { ChainRuntime, ChainsService } from '../chains/service.js';
-import type { OrderPaidEvent } from '../indexer/events.js';
+import type { OrderPaidEvent } from './paid-event.js';
 import { emitEvent, type EventType } from '../events/service.js';
 import { recordResponseInTx, recordsResponse } from '../idempotency/context.js';
+import { applyPaidMany, paidMismatches, sessionCompletedObject } from './apply-paid-many.js';
 import { ordersRepo, type NewOrderRow, type OrderRow } from './repo.js';
-import { DIRECT_ORDER_DEFAULT_SECONDS } from './schemas.js';
+import { listOrders } from './list-orders.js';
+import { DIRECT_ORDER_DEFAULT_SECONDS, type ListOrdersFilters } from './schemas.js';
 import { serializeOrder } from './serialize.js';
 import { computeSplit } from './split.js';
 import { ORDER_TRANSITIONS, invalidTransitionMessage, type OrderTrigger } from './state.js';
@@ -247,10 +248,7 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
       return order;
     },
 
-    async list(platformId: string, q: { state?: OrderState | undefined; merchant_id?: string | undefined; limit: number; cursor?: string | undefined }) {
-      const rows = await ordersRepo.list(db, platformId, { state: q.state, merchantExternalId: q.merchant_id }, q.limit, decodeCursor(q.cursor));
-      return toPage(rows, q.limit, serializeOrder);
-    },
+    list: (platformId: string, q: ListOrdersFilters) => listOrders({ db }, platformId, q),
 
     async summary(platformId: string, now = new Date()) {
       const since14 = new Date(now.getTime() - 13 * 86_400_000);
@@ -286,18 +284,7 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
         await recordAlert(tx, ev.chainId, 'unknown_order', { order_onchain_id: ev.orderId, tx_hash: ev.txHash });
         return;
       }
-      const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-      const mismatches = [
-        order.chain_id !== ev.chainId && 'chain_id',
-        !same(order.token_address, ev.token) && 'token',
-        order.amount !== ev.amount && 'amount',
-        order.service_fee !== ev.serviceFee && 'service_fee',
-        order.platform_fee !== ev.platformFee && 'platform_fee',
-        order.reserve_hold !== ev.reserveHold && 'reserve_hold',
-        !same(order.merchant_wallet, ev.merchant) && 'merchant',
-        !same(order.platform_wallet, ev.platform) && 'platform',
-        order.payer_address !== null && !same(order.payer_address, ev.payer) && 'payer',
-      ].filter(Boolean);
+      const mismatches = paidMismatches(order, ev);
       if (mismatches.length > 0) {
         await recordAlert(tx, ev.chainId, 'paid_mismatch', { order_id: order.id, fields: mismatches, tx_hash: ev.txHash, amount: ev.amount });
         return;
@@ -313,13 +300,13 @@ export function createOrdersService(db: Db, config: Config, chains: ChainsServic
       const session = await tx.updateTable('checkout_sessions').set({ state: 'completed', completed_at: new Date() })
         .where('order_id', '=', order.id).where('state', 'in', ['open', 'expired']).returningAll().executeTakeFirst();
       if (session) {
-        await emitEvent(tx, { platformId: order.platform_id, type: 'checkout.session.completed', data: { object: {
-          id: session.id, object: 'checkout_session', state: 'completed', order_id: order.id, expires_at: session.expires_at.toISOString(),
-          metadata: confirmed.metadata, order: serializeOrder(confirmed),
-        } } });
+        await emitEvent(tx, { platformId: order.platform_id, type: 'checkout.session.completed', data: { object: sessionCompletedObject(session, confirmed) } });
       }
       return confirmed;
     },
+
+    /** applyPaid for a run of OrderPaid logs, set-based (the indexer's batched path; apply-paid-many.ts). */
+    applyPaidMany: (tx: Executor, events: OrderPaidEvent[]) => applyPaidMany(tx, events, hooks.onTransition),
 
     /**
      * Sweeper, on the chain's clock: `indexedUntil` is the timestamp of the block up to which the indexer has

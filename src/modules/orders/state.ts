@@ -15,7 +15,7 @@ export const ORDER_TRANSITIONS: Record<OrderTrigger, { from: readonly OrderState
   refund_full: { from: ['confirmed', 'partially_refunded'], to: 'refunded' },
 };
 
-export const ORDER_STATES: readonly OrderState[] = ['pending_payment', 'confirmed', 'partially_refunded', 'refunded', 'failed', 'expired'];
+export { ORDER_STATES } from '../../lib/order-states.js';
 
 export function canTransition(from: OrderState, trigger: OrderTrigger): boolean {
   return ORDER_TRANSITIONS[trigger].from.includes(from);

@@ -1,7 +1,9 @@
 import type { Db } from '../../db/client.js';
-import { AppError, notFound } from '../../lib/errors.js';
+import { notFound } from '../../lib/errors.js';
+import { canMove, stateError } from '../../lib/transitions.js';
 import { requestRefundCancel } from './cancel.js';
-import { OPEN_STATES, refundsRepo, type RefundRow } from './repo.js';
+import { refundsRepo, type RefundRow } from './repo.js';
+import { REFUND_TRANSITIONS } from './state.js';
 
 /**
  * A platform cancels its own open refund (pending or requires_funding): a cancelRefund is enqueued for the
@@ -13,9 +15,7 @@ export async function cancelRefund(db: Db, platformId: string, id: string): Prom
   return db.transaction().execute(async (tx) => {
     const refund = await refundsRepo.lockForPlatform(tx, platformId, id);
     if (!refund) throw notFound('refund');
-    if (!OPEN_STATES.includes(refund.state)) {
-      throw new AppError('invalid_state', `Refund ${refund.id} is ${refund.state}; only a pending or requires_funding refund can be cancelled.`);
-    }
+    if (!canMove(REFUND_TRANSITIONS, refund.state, 'fail')) throw stateError(`Refund ${refund.id}`, REFUND_TRANSITIONS, refund.state, 'fail', 'cancelling');
     if (refund.cancel_requested_at) return { refund, created: false };
     return { refund: await requestRefundCancel(tx, refund, 'cancelled'), created: true };
   });

@@ -2,6 +2,7 @@ import { sql, type ColumnType, type Insertable, type Kysely, type Selectable, ty
 import type { Db, Executor } from '../../db/client.js';
 import type { Cursor } from '../../db/pagination.js';
 import type { DB, RefundState, RefundsTable } from '../../db/schema.js';
+import { REFUND_TRANSITIONS } from './state.js';
 
 type Ts = ColumnType<Date | null, Date | null | undefined, Date | null>;
 type Text = ColumnType<string | null, string | null | undefined, string | null>;
@@ -25,7 +26,8 @@ export type RefundRow = Selectable<RefundsExt>;
 export type NewRefund = Insertable<RefundsExt>;
 
 /** Refunds that still hold part of the order's refundable amount (and perhaps of its reserve). */
-export const OPEN_STATES: readonly RefundState[] = ['pending', 'requires_funding'];
+/** Open = may still fail (or complete): the fail transition's sources. */
+export const OPEN_STATES: readonly RefundState[] = REFUND_TRANSITIONS.fail.from;
 
 export const refundsRepo = {
   insert: (db: Executor, row: NewRefund) => x(db).insertInto('refunds').values(row).returningAll().executeTakeFirstOrThrow(),

@@ -29,6 +29,7 @@ export const Refund = z
     metadata: z.record(z.string(), z.unknown()),
     reserve_portion: z.string().openapi({ description: 'Base units paid from the order\'s reserve (estimate until completed)' }),
     funding_required: z.string().openapi({ description: 'Base units the submitting wallet must approve to pay_to (estimate until completed)' }),
+    funded_by: z.union([z.string(), z.null()]).openapi({ description: 'Completed refunds: the wallet that paid `funding_required` (the sender of its USDC transfer to the router); null when the reserve covered it all' }),
     to: z.string().openapi({ description: 'Who receives the refund: the wallet that paid the order' }),
     pay_to: z.string().openapi({ description: 'PaymentRouter address to call refund() on' }),
     eip712: Eip712,

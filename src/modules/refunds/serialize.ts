@@ -19,6 +19,7 @@ export function serializeRefund(r: RefundRow) {
     metadata: r.metadata,
     reserve_portion: r.reserve_portion.toString(),
     funding_required: r.funding_required.toString(),
+    funded_by: r.funded_by ?? null,
     to: r.to_address,
     pay_to: r.pay_to,
     eip712: r.eip712 as {

@@ -17,16 +17,19 @@ import type { OrdersService } from '../orders/service.js';
 import { canTransition, ORDER_TRANSITIONS } from '../orders/state.js';
 import type { RouterClient } from '../settlements/router-client.js';
 import { applyRefundCancelledWith } from './apply-cancelled.js';
+import type { RefundsDeps } from './deps.js';
 import { cancelRefund } from './cancel-request.js';
 import { refundCancelOutcomeHandler, refundOutcomeHandler } from './outcomes.js';
 import { refundsRepo, type RefundRow } from './repo.js';
 import { refundEventObject, serializeRefund } from './serialize.js';
 import { createRefundsWorker } from './worker.js';
+import { canMove } from '../../lib/transitions.js';
+import { REFUND_TRANSITIONS } from './state.js';
 
 /** How long a signed refund stays valid on the router (its `deadline`); an unexecuted refund then fails. */
 export const REFUND_TTL_SECONDS = 7 * 86_400;
 
-export type RefundsDeps = { db: Db; config: Config; chains: ChainsService; orders: OrdersService; router: RouterClient; logger: Logger };
+export type { RefundsDeps } from './deps.js';
 
 export type CreateRefundInput = { order_id: string; amount?: string | undefined; reason?: string | undefined; metadata?: Record<string, unknown> | undefined };
 
@@ -38,6 +41,8 @@ export type RefundedLog = {
   amount: bigint;
   fromReserve: bigint;
   fromSubmitter: bigint;
+  /** The sender of the USDC transfer that paid `fromSubmitter` (null when the reserve covered it all). */
+  submitter?: Address | null;
   txHash: Hex;
   blockTime: Date;
 };
@@ -57,7 +62,8 @@ export function createRefundsService(deps: RefundsDeps) {
 
   /** An open refund → failed, with its event; no-op when it had already moved on. */
   async function fail(tx: Executor, refund: RefundRow, reason: string) {
-    const failed = await refundsRepo.update(tx, refund.id, [refund.state], { state: 'failed', failure_reason: reason, submit_lease_until: null });
+    if (!canMove(REFUND_TRANSITIONS, refund.state, 'fail')) return undefined;
+    const failed = await refundsRepo.update(tx, refund.id, [refund.state], { state: REFUND_TRANSITIONS.fail.to, failure_reason: reason, submit_lease_until: null });
     if (failed) await emitRefundEvent(tx, 'refund.failed', failed);
     return failed;
   }
@@ -141,7 +147,7 @@ export function createRefundsService(deps: RefundsDeps) {
       logger.error({ chain_id: e.chainId, refund_onchain_id: e.refundOnchainId, tx_hash: e.txHash }, 'ALERT: Refunded log for an unknown refund');
       return;
     }
-    if (refund.state === 'completed') {
+    if (!canMove(REFUND_TRANSITIONS, refund.state, 'complete')) {
       logger.warn({ refund_id: refund.id, tx_hash: e.txHash }, 'Refunded log for a refund already completed; ignored');
       return;
     }
@@ -153,7 +159,8 @@ export function createRefundsService(deps: RefundsDeps) {
       await recordAlert(tx, e.chainId, 'refund_completed_after_failure', { refund_id: refund.id, failure_reason: refund.failure_reason, tx_hash: e.txHash });
     }
     const completed = (await refundsRepo.update(tx, refund.id, [refund.state], {
-      state: 'completed', tx_hash: e.txHash, completed_at: e.blockTime, reserve_portion: e.fromReserve, funding_required: e.fromSubmitter,
+      state: REFUND_TRANSITIONS.complete.to, tx_hash: e.txHash, completed_at: e.blockTime, reserve_portion: e.fromReserve, funding_required: e.fromSubmitter,
+      funded_by: e.fromSubmitter > 0n ? (e.submitter ?? null) : null,
       submit_lease_until: null, failure_reason: null,
     }))!;
     const updated = await applyToOrder(tx, e, order, refund);

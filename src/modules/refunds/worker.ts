@@ -11,7 +11,7 @@ import { describeError } from '../../lib/redact-urls.js';
 import { indexedUntil } from '../indexer/repo.js';
 import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
 import { requestRefundCancel } from './cancel.js';
-import type { RefundsDeps } from './service.js';
+import type { RefundsDeps } from './deps.js';
 import { OPEN_STATES, refundsRepo, type RefundRow } from './repo.js';
 
 /** A claimed refund is only read and enqueued (seconds); a claim left by a dead instance lapses after this. */

@@ -60,10 +60,10 @@ export const settlementsRepo = {
     return q.execute();
   },
 
-  update: (db: Executor, id: string, from: SettlementRow['state'][], set: Updateable<SettlementsExt>) =>
+  update: (db: Executor, id: string, from: readonly SettlementRow['state'][], set: Updateable<SettlementsExt>) =>
     x(db).updateTable('settlements').set(set).where('id', '=', id).where('state', 'in', from).returningAll().executeTakeFirst(),
 
-  setItems: (db: Executor, settlementId: string, from: ItemState[], set: Updateable<SettlementItemsTable>, orderId?: string) => {
+  setItems: (db: Executor, settlementId: string, from: readonly ItemState[], set: Updateable<SettlementItemsTable>, orderId?: string) => {
     let q = x(db).updateTable('settlement_items').set({ ...set, updated_at: new Date() })
       .where('settlement_id', '=', settlementId).where('state', 'in', from);
     if (orderId) q = q.where('order_id', '=', orderId);

@@ -16,6 +16,8 @@ import type { OperatorTxOutcome } from '../operator-txs/types.js';
 import { settlementsRepo, type ItemRow } from './repo.js';
 import type { RouterClient } from './router-client.js';
 import { serializeSettlement } from './serialize.js';
+import { canMove } from '../../lib/transitions.js';
+import { SETTLEMENT_ITEM_TRANSITIONS as ITEM, SETTLEMENT_TRANSITIONS } from './state.js';
 
 /** The router's MAX_BATCH_SIZE. */
 export const MAX_BATCH_SIZE = 100;
@@ -109,7 +111,7 @@ export function createSettlementsService(deps: SettlementsDeps) {
     }
     await settlementsRepo.setOrderReserve(tx, order.id, reserve);
     if (!s) return;
-    const items = await settlementsRepo.setItems(tx, s.id, ['included', 'batch_failed'], { state: 'released', released_amount: e.amount }, order.id);
+    const items = await settlementsRepo.setItems(tx, s.id, ITEM.release.from, { state: ITEM.release.to, released_amount: e.amount }, order.id);
     if (items.length === 0) await recordAlert(tx, e.chainId, 'release_not_in_batch', { settlement_id: s.id, order_id: order.id, tx_hash: e.txHash });
   }
 
@@ -122,7 +124,7 @@ export function createSettlementsService(deps: SettlementsDeps) {
     logger.error({ chain_id: e.chainId, order_id: order?.id, merchant: e.merchant }, 'ALERT: the token refused a reserve release; the reserve stays in the router');
     if (!s || !order) return;
     // The reserve stays recorded; the order leaves this batch so a later one retries (after RELEASE_RETRY_MS).
-    await settlementsRepo.setItems(tx, s.id, ['included'], { state: 'release_failed' }, order.id);
+    await settlementsRepo.setItems(tx, s.id, ITEM.release_fail.from, { state: ITEM.release_fail.to }, order.id);
     await settlementsRepo.unlinkOrders(tx, s.id, [order.id]);
   }
 
@@ -134,9 +136,9 @@ export function createSettlementsService(deps: SettlementsDeps) {
   async function onOutcome(tx: Tx, o: OperatorTxOutcome): Promise<void> {
     if (o.outcome === 'success' || o.error === 'BatchAlreadySettled') return;
     const reason = o.outcome === 'rejected' ? `router refused: ${o.error}` : `transaction ${o.txHash} reverted: ${o.error}`;
-    const failed = await settlementsRepo.update(tx, o.refId, ['submitted'], { state: 'failed', error: reason.slice(0, 500) });
+    const failed = await settlementsRepo.update(tx, o.refId, SETTLEMENT_TRANSITIONS.fail.from, { state: SETTLEMENT_TRANSITIONS.fail.to, error: reason.slice(0, 500) });
     if (!failed) return;
-    await settlementsRepo.setItems(tx, o.refId, ['included'], { state: 'batch_failed' });
+    await settlementsRepo.setItems(tx, o.refId, ITEM.batch_fail.from, { state: ITEM.batch_fail.to });
     await settlementsRepo.unlinkOrders(tx, o.refId);
     logger.warn({ settlement_id: o.refId, reason }, 'settlement batch failed; its orders will be retried');
   }
@@ -148,13 +150,13 @@ export function createSettlementsService(deps: SettlementsDeps) {
       logger.error({ chain_id: e.chainId, batch_onchain_id: e.batchOnchainId }, 'ALERT: BatchSettled for an unknown batch');
       return;
     }
-    if (s.state === 'confirmed') return;
+    if (!canMove(SETTLEMENT_TRANSITIONS, s.state, 'confirm')) return; // confirmed already
     if (s.state === 'failed') await recordAlert(tx, e.chainId, 'settlement_confirmed_after_failure', { settlement_id: s.id, error: s.error, tx_hash: e.txHash });
     const confirmed = (await settlementsRepo.update(tx, s.id, [s.state], {
-      state: 'confirmed', tx_hash: e.txHash, confirmed_at: e.blockTime, order_count: Number(e.orderCount), total: e.totalReleased, error: null,
+      state: SETTLEMENT_TRANSITIONS.confirm.to, tx_hash: e.txHash, confirmed_at: e.blockTime, order_count: Number(e.orderCount), total: e.totalReleased, error: null,
     }))!;
     // Orders the router skipped had nothing left (a refund spent the reserve after the batch was built).
-    await settlementsRepo.setItems(tx, s.id, ['included'], { state: 'skipped' });
+    await settlementsRepo.setItems(tx, s.id, ITEM.skip.from, { state: ITEM.skip.to });
     for (const platformId of await settlementsRepo.platformsOf(tx, s.id)) {
       const items = await settlementsRepo.items(tx, [s.id], platformId);
       await emitEvent(tx, { platformId, type: 'settlement.completed', data: { object: serializeSettlement(confirmed, items) } });

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { randomBase62 } from '../../lib/ids.js';
@@ -12,6 +14,7 @@ import { emitEvent } from '../events/service.js';
 import { serializeEndpoint } from './serialize.js';
 import { signatureHeader, standardSignatureHeader } from './sign.js';
 import { policyForEnv, systemResolver, type Resolver } from './ssrf.js';
+import { createSuccessRecorder } from './record-successes.js';
 
 /** `secrets` opens the endpoint secrets as stored (sealed; services.webhookSecrets). */
 export type DelivererDeps = { db: Db; config: Pick<Config, 'env'>; logger: Logger; secrets: WebhookSecrets; metrics?: Metrics };
@@ -37,6 +40,15 @@ export type DelivererOptions = {
 };
 
 export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+/**
+ * Attempts in flight per instance, and to one endpoint (all instances): a slow endpoint holds a quarter of
+ * the slots at most (16 and 3 before issue 20: 5.3 endpoints to fill them). By Little's law one endpoint gets
+ * at most perEndpoint ÷ (claim + HTTP + record time): 1,500/s at ~20 ms per cycle needs 30 in flight.
+ */
+export const DEFAULT_CONCURRENCY = 128;
+export const DEFAULT_PER_ENDPOINT = 32;
+/** Keep-alive agents kept (one per endpoint and URL); the least recently used is closed past this. */
+const MAX_AGENTS = 1_000;
 
 export const USER_AGENT = 'Trisettle-Webhooks/1';
 const GONE_REASON = 'endpoint answered 410 Gone';
@@ -52,8 +64,8 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
   const { db, logger, metrics } = deps;
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const scheduleMs = opts.scheduleMs ?? RETRY_SCHEDULE_MS;
-  const concurrency = opts.concurrency ?? 16;
-  const perEndpoint = opts.perEndpoint ?? 3;
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+  const perEndpoint = opts.perEndpoint ?? DEFAULT_PER_ENDPOINT;
   const leaseMs = opts.leaseMs ?? timeoutMs + 30_000;
   const disableAfterMs = opts.disableAfterMs ?? DISABLE_AFTER_MS;
   const now = opts.now ?? (() => new Date());
@@ -67,6 +79,31 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
   let stopping = false;
   let wakeAt = 0;
   let lastInterval = 1000;
+  const successes = createSuccessRecorder(db, log, () => stopping);
+  const agents = new Map<string, http.Agent>();
+
+  /**
+   * The endpoint's keep-alive agent (at most perEndpoint sockets): later attempts skip the TCP (and TLS)
+   * handshake. Keyed by endpoint and URL, so no socket serves another endpoint or an edited URL; every new
+   * socket still connects through the guarded lookup (send.ts), so the checked address is the one used.
+   */
+  function agentOf(job: ClaimedJob): http.Agent {
+    const key = `${job.endpoint_id} ${job.url}`;
+    let agent = agents.get(key);
+    if (agent) {
+      agents.delete(key); // re-inserted last: the map's order is the order of use
+    } else {
+      const o = { keepAlive: true, maxSockets: perEndpoint, maxFreeSockets: perEndpoint, timeout: timeoutMs };
+      agent = job.url.startsWith('https:') ? new https.Agent(o) : new http.Agent(o);
+      if (agents.size >= MAX_AGENTS) {
+        const [oldest, a] = agents.entries().next().value as [string, http.Agent];
+        agents.delete(oldest);
+        a.destroy();
+      }
+    }
+    agents.set(key, agent);
+    return agent;
+  }
 
   /** The same bytes for every attempt of every delivery of an event (events/serialize.ts is the one shape). */
   const bodyOf = (job: ClaimedJob): string =>
@@ -89,6 +126,7 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
       timeoutMs,
       policy,
       resolve,
+      agent: agentOf(job),
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': USER_AGENT,
@@ -101,7 +139,8 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
         'webhook-signature': standardSignatureHeader(secrets, job.event_id, timestamp, body),
       },
     });
-    const outcome = await recordDurably(job, attemptedAt, result, leaseEndsAt);
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const outcome = ok ? await successes.record(job, attemptedAt, result, leaseEndsAt) : await recordDurably(job, attemptedAt, result, leaseEndsAt);
     metrics?.webhookDeliveries.inc({ outcome });
     // Ids, status and timing only: never the URL (it may carry a token), the body or a secret.
     log[outcome === 'succeeded' ? 'info' : 'warn']({
@@ -238,6 +277,8 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
       timer = undefined;
       await claiming;
       await Promise.all([...inflight]);
+      for (const a of agents.values()) a.destroy();
+      agents.clear();
     },
     inFlight: () => inflight.size,
   };

@@ -19,6 +19,12 @@ export type SendOptions = {
   timeoutMs: number;
   policy: UrlPolicy;
   resolve?: Resolver;
+  /**
+   * A keep-alive agent of this endpoint (deliver.ts keeps one per endpoint and URL): sockets are reused only
+   * for the endpoint they were opened for, each opened through the same guarded lookup. None: a fresh
+   * connection per request.
+   */
+  agent?: http.Agent;
 };
 
 const MAX_DRAIN_BYTES = 64 * 1024;
@@ -34,7 +40,7 @@ function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
  * One POST, re-checked against the SSRF policy: a literal address here (node skips `lookup` for those),
  * a name in `guardedLookup` at connect time. Redirects are never followed (node's client does not; a 3xx is reported as is). The whole
  * exchange up to the response status is bounded by `timeoutMs`; the body of the response is drained
- * (bounded) and discarded. A fresh agent per request: no socket is reused across endpoints.
+ * (bounded) and discarded. No socket is reused across endpoints: a fresh connection, or the endpoint's own agent.
  */
 export function postWebhook(o: SendOptions): Promise<SendResult> {
   const started = performance.now();
@@ -58,7 +64,7 @@ export function postWebhook(o: SendOptions): Promise<SendResult> {
       method: 'POST',
       headers: { ...o.headers, 'Content-Length': String(Buffer.byteLength(o.body)) },
       lookup: guardedLookup(o.policy, o.resolve) as never,
-      agent: false,
+      agent: o.agent ?? false,
     });
     const timer = setTimeout(() => {
       timedOut = true;

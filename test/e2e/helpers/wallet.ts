@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { createWalletClient, defineChain, http, numberToHex, type Address, type Hex, type TypedDataDefinition } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { execTransactionData, safePersonalSign, safeSignTypedData, type Call, type SafeAccount } from './safe-account.js';
 
 /**
  * An EIP-1193 wallet for the browser tests. The page gets a small provider (announced with EIP-6963 as
@@ -9,6 +10,13 @@ import { privateKeyToAccount } from 'viem/accounts';
  * eth_sendTransaction (signed here, broadcast as a raw transaction to the devnet RPC); reads are forwarded
  * to the devnet RPC. Chain switching behaves like MetaMask: an unknown chain answers 4902 until
  * wallet_addEthereumChain adds it (and switches to it).
+ *
+ * Kinds: `eoa` (the default: no EIP-5792, answers 4200 to wallet_getCapabilities/wallet_sendCalls);
+ * `zero-eth`, an EOA holding USDC and no ETH: it signs, but eth_sendTransaction fails as a node does
+ * ("insufficient funds for gas * price + value"); `smart`, where the wallet's address is a Safe
+ * (helpers/safe-account.ts) owned by the key: signatures are ERC-1271 signatures valid for the Safe,
+ * wallet_getCapabilities reports atomic batching, wallet_sendCalls runs the calls atomically through the Safe
+ * (execTransaction + MultiSendCallOnly, the owner pays the gas) and wallet_getCallsStatus reports it.
  */
 export type WalletOptions = {
   privateKey: Hex;
@@ -19,7 +27,14 @@ export type WalletOptions = {
   startChainId?: number;
   /** Chains the wallet knows without wallet_addEthereumChain (default: [startChainId]). */
   knownChains?: number[];
+  kind?: 'eoa' | 'zero-eth' | 'smart';
+  /** The Safe whose owner is `privateKey` (kind 'smart'). */
+  safe?: SafeAccount;
+  /** How it announces itself (EIP-6963); default "Test Wallet", dev.trisettle.testwallet. */
+  info?: { name: string; rdns: string };
 };
+
+const UNSUPPORTED = { code: 4200, message: 'The requested method is not supported by this wallet.' };
 
 export type RpcCall = { method: string; params: unknown[] };
 type Reply = { result?: unknown; error?: { code: number; message: string; data?: unknown }; events?: [string, unknown][] };
@@ -30,7 +45,9 @@ export class TestWallet {
   readonly addedChains: { chainId: number; rpcUrls: string[] }[] = [];
   chainId: number;
   connected = false;
-  private readonly rejectNext = new Set<string>();
+  private readonly refusals = new Map<string, number>();
+  private readonly batches = new Map<string, Hex>();
+  readonly kind: 'eoa' | 'zero-eth' | 'smart';
   private readonly known: Set<number>;
   private readonly account;
   private readonly wallet;
@@ -38,7 +55,9 @@ export class TestWallet {
 
   constructor(private readonly opts: WalletOptions) {
     this.account = privateKeyToAccount(opts.privateKey);
-    this.address = this.account.address;
+    this.kind = opts.kind ?? 'eoa';
+    if (this.kind === 'smart' && !opts.safe) throw new Error('a smart wallet needs its Safe');
+    this.address = this.kind === 'smart' ? opts.safe!.address : this.account.address;
     this.chainId = opts.startChainId ?? opts.chainId;
     this.known = new Set(opts.knownChains ?? [this.chainId]);
     const chain = defineChain({ id: opts.chainId, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [opts.rpcUrl] } } });
@@ -46,8 +65,8 @@ export class TestWallet {
   }
 
   /** The next request with this method is refused as a user would (EIP-1193 code 4001). */
-  rejectNextRequest(method: string) {
-    this.rejectNext.add(method);
+  rejectNextRequest(method: string, times = 1) {
+    this.refusals.set(method, (this.refusals.get(method) ?? 0) + times);
   }
 
   count(method: string): number {
@@ -57,12 +76,16 @@ export class TestWallet {
   /** Installs the provider in every page of this page's context, before any page script runs. */
   async install(page: Page) {
     await page.exposeFunction('__trisettleTestWallet', async (json: string) => JSON.stringify(await this.handle(JSON.parse(json) as RpcCall)));
-    await page.addInitScript(PAGE_PROVIDER);
+    await page.addInitScript(pageProvider(this.opts.info ?? { name: 'Test Wallet', rdns: 'dev.trisettle.testwallet' }));
   }
 
   async handle({ method, params = [] }: RpcCall): Promise<Reply> {
     this.calls.push({ method, params });
-    if (this.rejectNext.delete(method)) return { error: { code: 4001, message: 'User rejected the request.' } };
+    const refusals = this.refusals.get(method) ?? 0;
+    if (refusals > 0) {
+      this.refusals.set(method, refusals - 1);
+      return { error: { code: 4001, message: 'User rejected the request.' } };
+    }
     try {
       return await this.dispatch(method, params);
     } catch (err) {
@@ -106,6 +129,7 @@ export class TestWallet {
       case 'personal_sign': {
         const [data, from] = params as [Hex, Address];
         this.assertAccount(from);
+        if (this.kind === 'smart') return { result: await safePersonalSign(this.opts.safe!, data) };
         return { result: await this.account.signMessage({ message: { raw: data } }) };
       }
       case 'eth_signTypedData_v4': {
@@ -113,12 +137,17 @@ export class TestWallet {
         this.assertAccount(from);
         const typed = (typeof json === 'string' ? JSON.parse(json) : json) as TypedDataDefinition & { types: Record<string, unknown> };
         const { EIP712Domain: _domain, ...types } = typed.types;
+        if (this.kind === 'smart') return { result: await safeSignTypedData(this.opts.safe!, { ...typed, types } as TypedDataDefinition) };
         return { result: await this.account.signTypedData({ ...typed, types } as TypedDataDefinition) };
       }
       case 'eth_sendTransaction': {
         const tx = params[0] as { from: Address; to?: Address; data?: Hex; value?: Hex; gas?: Hex };
         this.assertAccount(tx.from);
         if (this.chainId !== this.opts.chainId) return { error: { code: -32603, message: `This test wallet can only send on chain ${this.opts.chainId}; it is on ${this.chainId}.` } };
+        if (this.kind === 'smart') return { result: await this.sendFromSafe([{ to: tx.to!, data: tx.data, value: tx.value ? BigInt(tx.value) : 0n }]) };
+        if (this.kind === 'zero-eth' && (await this.forward('eth_getBalance', [this.address, 'latest'])).result === '0x0') {
+          return { error: { code: -32000, message: 'insufficient funds for gas * price + value: balance 0' } };
+        }
         const hash = await this.wallet.sendTransaction({
           to: tx.to,
           data: tx.data,
@@ -127,9 +156,44 @@ export class TestWallet {
         });
         return { result: hash };
       }
+      case 'wallet_getCapabilities':
+        if (this.kind !== 'smart') return { error: UNSUPPORTED };
+        return { result: { [numberToHex(this.opts.chainId)]: { atomic: { status: 'supported' } } } };
+      case 'wallet_sendCalls': {
+        if (this.kind !== 'smart') return { error: UNSUPPORTED };
+        const req = params[0] as { from?: Address; chainId: Hex; calls: { to: Address; data?: Hex; value?: Hex }[] };
+        this.assertAccount(req.from);
+        if (Number(req.chainId) !== this.opts.chainId) return { error: { code: 5710, message: 'Unsupported chain id' } };
+        const hash = await this.sendFromSafe(req.calls.map((c) => ({ to: c.to, data: c.data, value: c.value ? BigInt(c.value) : 0n })));
+        const id = `0x${hash.slice(2)}${'0'.repeat(8)}` as Hex;
+        this.batches.set(id, hash);
+        return { result: { id } };
+      }
+      case 'wallet_getCallsStatus': {
+        if (this.kind !== 'smart') return { error: UNSUPPORTED };
+        const hash = this.batches.get(params[0] as string);
+        if (!hash) return { error: { code: 5730, message: 'Unknown bundle id' } };
+        return { result: await this.callsStatus(params[0] as Hex, hash) };
+      }
       default:
         return this.forward(method, params);
     }
+  }
+
+  /** The calls, atomically, from the Safe: execTransaction sent (and paid) by the owner. */
+  private async sendFromSafe(calls: Call[]): Promise<Hex> {
+    const safe = this.opts.safe!;
+    return this.wallet.sendTransaction({ to: safe.address, data: execTransactionData(safe, calls) });
+  }
+
+  private async callsStatus(id: Hex, hash: Hex) {
+    const receipt = (await this.forward('eth_getTransactionReceipt', [hash])).result as { status: Hex; logs: unknown[]; blockHash: Hex; blockNumber: Hex; gasUsed: Hex } | null;
+    const base = { version: '2.0.0', id, chainId: numberToHex(this.opts.chainId), atomic: true };
+    if (!receipt) return { ...base, status: 100 };
+    // A Safe whose inner call reverted emits ExecutionFailure; execTransaction itself reverts here (safeTxGas 0).
+    const ok = receipt.status === '0x1';
+    const receipts = [{ logs: receipt.logs, status: receipt.status, blockHash: receipt.blockHash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, transactionHash: hash }];
+    return { ...base, status: ok ? 200 : 500, receipts };
   }
 
   private switchTo(chainId: number): Reply {
@@ -154,7 +218,8 @@ export class TestWallet {
 }
 
 /** Runs in the page before its scripts: the EIP-1193 provider and its EIP-6963 announcement. */
-const PAGE_PROVIDER = `(() => {
+const pageProvider = (info: { name: string; rdns: string }) => `(() => {
+  const INFO = ${JSON.stringify(info)};
   const listeners = new Map();
   const emit = (name, payload) => { for (const fn of [...(listeners.get(name) || [])]) { try { fn(payload); } catch (e) { console.error(e); } } };
   const provider = {
@@ -178,7 +243,7 @@ const PAGE_PROVIDER = `(() => {
   provider.off = provider.removeListener;
   provider.addListener = provider.on;
   const icon = 'data:image/svg+xml;base64,' + btoa('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#0f766e"/><path d="M8 12h16v10H8z" fill="none" stroke="#fff" stroke-width="2.4" stroke-linejoin="round"/><circle cx="20" cy="17" r="1.8" fill="#fff"/></svg>');
-  const detail = Object.freeze({ info: Object.freeze({ uuid: '6f1c2a0e-5b7d-4c1e-9a3f-2d8e7b6c5a41', name: 'Test Wallet', icon, rdns: 'dev.trisettle.testwallet' }), provider });
+  const detail = Object.freeze({ info: Object.freeze({ uuid: '6f1c2a0e-5b7d-4c1e-9a3f-2d8e7b6c5a41', name: INFO.name, icon, rdns: INFO.rdns }), provider });
   const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
   window.addEventListener('eip6963:requestProvider', announce);
   announce();

@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startAnvil, type AnvilHandle } from '../../../src/chain/anvil.js';
 import { DEVNET_CHAIN_ID, makeAnvilClient, makePublicClient, makeWalletClient } from '../../../src/chain/clients.js';
 import { deployDevStack } from '../../../src/chain/deploy.js';
-import { authoriseServiceKeys, TEST_BUYER_USDC, type TestChain } from '../../helpers/chain.js';
+import { authoriseServiceKeys, fundUsdcWith, testCircleRoles, TEST_BUYER_USDC, type TestChain } from '../../helpers/chain.js';
 import { freePort } from './service.js';
 
 /**
@@ -21,14 +21,15 @@ export async function startRestartableChain(opts: { buyers?: number } = {}) {
   const rpcUrl = node.rpcUrl;
   const fresh = () => privateKeyToAccount(generatePrivateKey());
   const [owner, signer, operator, treasury] = [fresh(), fresh(), fresh(), fresh()];
+  const roles = testCircleRoles(treasury.address);
   const buyers = Array.from({ length: opts.buyers ?? 3 }, fresh);
   const publicClient = makePublicClient({ rpcUrl, chainId: DEVNET_CHAIN_ID, devnet: true });
   const anvil = makeAnvilClient(rpcUrl, DEVNET_CHAIN_ID);
-  for (const a of [owner, operator, ...buyers]) await anvil.setBalance({ address: a.address, value: 10n ** 21n });
+  for (const a of [owner, operator, roles.pauser, roles.blacklister, ...buyers]) await anvil.setBalance({ address: a.address, value: 10n ** 21n });
   const walletClientFor = (account: LocalAccount) => makeWalletClient({ rpcUrl, chainId: DEVNET_CHAIN_ID, devnet: true, account });
   const { usdc, router } = await deployDevStack({
     walletClient: walletClientFor(owner), publicClient, signer: signer.address, operator: operator.address, treasury: treasury.address,
-    buyers: buyers.map((b) => b.address), usdcEach: TEST_BUYER_USDC,
+    buyers: buyers.map((b) => b.address), usdcEach: TEST_BUYER_USDC, roles: roles.addresses,
   });
   const confirm = async (hash: Hash) => {
     await anvil.mine({ blocks: 1 });
@@ -39,7 +40,8 @@ export async function startRestartableChain(opts: { buyers?: number } = {}) {
   const { signerPrivateKey: serviceSigner, operatorPrivateKey: serviceOperator } = await authoriseServiceKeys({ router, owner, walletClientFor, confirm, anvil });
 
   const chain: TestChain = {
-    rpcUrl, chainId: DEVNET_CHAIN_ID, usdc, router, signer, operator, owner, treasury: treasury.address, buyers, publicClient, anvil, walletClientFor,
+    rpcUrl, chainId: DEVNET_CHAIN_ID, usdc, router, signer, operator, owner, usdcPauser: roles.pauser, usdcBlacklister: roles.blacklister,
+    fundUsdc: fundUsdcWith(walletClientFor(owner), usdc, confirm), treasury: treasury.address, buyers, publicClient, anvil, walletClientFor,
     mine: (blocks = 1) => anvil.mine({ blocks }),
     confirm,
     increaseTime: async (seconds) => {

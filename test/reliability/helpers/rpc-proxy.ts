@@ -61,7 +61,10 @@ export async function startRpcProxy(upstream: string) {
       if (m.kind === 'http500') return reply(500, 'internal error');
       if (m.kind === 'http429') return reply(429, { jsonrpc: '2.0', id: calls[0]?.id ?? null, error: { code: 429, message: 'Too Many Requests' } }, { 'retry-after': '1' });
       if (m.kind === 'rpcError') return reply(200, rpcError(-32603, m.message ?? 'header not found'));
-      if (m.kind === 'flaky' && ++n % m.every === 0) return reply(503, 'upstream unavailable');
+      if (m.kind === 'flaky' && ++n % m.every === 0) {
+        stats.injected++;
+        return reply(503, 'upstream unavailable');
+      }
       if (m.kind === 'rangeLimit') {
         const tooWide = calls.some((c) => {
           if (c.method !== 'eth_getLogs') return false;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { authoriseServiceKeys, startTestChain, type TestChain } from '../../helpers/chain.js';
 import { createPgDatabase, type PgDatabase } from './pg.js';
 import { client, cookieOf, type HttpRes } from './service.js';
@@ -15,6 +16,9 @@ export const ADMIN = 'adm_reliability_token_0123456789';
 export async function startStack(opts: { buyers?: number; rpcUrl?: (chain: TestChain) => string } = {}) {
   const chain = await startTestChain({ buyers: opts.buyers ?? 3 });
   const { signerPrivateKey: signerKey, operatorPrivateKey: operatorKey } = await authoriseServiceKeys(chain);
+  // The gasless relayer: any funded key (it needs no role on the router).
+  const relayerKey = generatePrivateKey();
+  await chain.anvil.setBalance({ address: privateKeyToAccount(relayerKey).address, value: 10n ** 21n });
   const startBlock = await chain.publicClient.getBlockNumber();
   const db: PgDatabase = await createPgDatabase();
   const env = (port: number, extra: Record<string, string> = {}): Record<string, string> => ({
@@ -27,6 +31,7 @@ export async function startStack(opts: { buyers?: number; rpcUrl?: (chain: TestC
     FINALITY_84532: 'latest',
     SIGNER_PRIVATE_KEY: signerKey,
     OPERATOR_PRIVATE_KEY: operatorKey,
+    RELAYER_PRIVATE_KEY: relayerKey,
     SERVICE_TREASURY: chain.treasury,
     BETTER_AUTH_SECRET: 'reliability-secret-0123456789-abcdefghij',
     ADMIN_TOKEN: ADMIN,

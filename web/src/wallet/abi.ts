@@ -1,67 +1,13 @@
 /**
- * The contract calls the checkout page makes. The PayOrder tuple mirrors IPaymentRouter.PayOrder (field
- * order is part of the EIP-712 type hash). Kept as a minimal fragment so the web bundle does not pull the
- * server's artifact module.
+ * The contract calls the checkout page makes. The router's ABI is the one scripts/build-contracts.ts generates
+ * from the Solidity (one source: the PayOrder tuple's field order is part of the EIP-712 type hash); the
+ * bundler keeps only this export, not the artifact's bytecode. The token fragment is the part of USDC
+ * (Circle's FiatTokenV2_2) the page reads or calls; test/unit/web-abi.test.ts checks it against Circle's ABI.
  */
-const payOrderTuple = {
-  name: 'order',
-  type: 'tuple',
-  internalType: 'struct IPaymentRouter.PayOrder',
-  components: [
-    { name: 'orderId', type: 'bytes32' },
-    { name: 'token', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-    { name: 'payer', type: 'address' },
-    { name: 'merchant', type: 'address' },
-    { name: 'platform', type: 'address' },
-    { name: 'serviceFee', type: 'uint256' },
-    { name: 'platformFee', type: 'uint256' },
-    { name: 'reserveHold', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-} as const;
-
-export const paymentRouterAbi = [
-  {
-    type: 'function',
-    name: 'payOrder',
-    stateMutability: 'nonpayable',
-    inputs: [payOrderTuple, { name: 'signature', type: 'bytes' }],
-    outputs: [],
-  },
-  {
-    type: 'function',
-    name: 'payOrderWithPermit',
-    stateMutability: 'nonpayable',
-    inputs: [
-      payOrderTuple,
-      { name: 'signature', type: 'bytes' },
-      { name: 'permitDeadline', type: 'uint256' },
-      { name: 'v', type: 'uint8' },
-      { name: 'r', type: 'bytes32' },
-      { name: 's', type: 'bytes32' },
-    ],
-    outputs: [],
-  },
-  { type: 'error', name: 'InvalidSigner', inputs: [{ name: 'recovered', type: 'address' }] },
-  { type: 'error', name: 'OrderExpired', inputs: [{ name: 'deadline', type: 'uint256' }, { name: 'nowTs', type: 'uint256' }] },
-  { type: 'error', name: 'WrongPayer', inputs: [{ name: 'expected', type: 'address' }, { name: 'actual', type: 'address' }] },
-  { type: 'error', name: 'AlreadyPaid', inputs: [{ name: 'orderId', type: 'bytes32' }] },
-  { type: 'error', name: 'EnforcedPause', inputs: [] },
-  {
-    type: 'error',
-    name: 'ERC20InsufficientBalance',
-    inputs: [{ name: 'sender', type: 'address' }, { name: 'balance', type: 'uint256' }, { name: 'needed', type: 'uint256' }],
-  },
-  {
-    type: 'error',
-    name: 'ERC20InsufficientAllowance',
-    inputs: [{ name: 'spender', type: 'address' }, { name: 'allowance', type: 'uint256' }, { name: 'needed', type: 'uint256' }],
-  },
-] as const;
+export { paymentRouterAbi } from '../../../src/chain/artifacts/PaymentRouter.js';
 
 export const erc20Abi = [
-  { type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ type: 'uint256' }] },
+  { type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'account', type: 'address' }], outputs: [{ type: 'uint256' }] },
   {
     type: 'function',
     name: 'allowance',
@@ -73,10 +19,11 @@ export const erc20Abi = [
     type: 'function',
     name: 'approve',
     stateMutability: 'nonpayable',
-    inputs: [{ name: 'spender', type: 'address' }, { name: 'amount', type: 'uint256' }],
+    inputs: [{ name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }],
     outputs: [{ type: 'bool' }],
   },
   { type: 'function', name: 'name', stateMutability: 'view', inputs: [], outputs: [{ type: 'string' }] },
-  { type: 'function', name: 'version', stateMutability: 'view', inputs: [], outputs: [{ type: 'string' }] },
+  { type: 'function', name: 'version', stateMutability: 'pure', inputs: [], outputs: [{ type: 'string' }] },
   { type: 'function', name: 'nonces', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ type: 'uint256' }] },
+  { type: 'function', name: 'DOMAIN_SEPARATOR', stateMutability: 'view', inputs: [], outputs: [{ type: 'bytes32' }] },
 ] as const;

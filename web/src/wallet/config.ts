@@ -2,11 +2,12 @@ import { createConfig, createStorage, http, type Config } from 'wagmi';
 import { base, baseSepolia } from 'wagmi/chains';
 import { injected } from 'wagmi/connectors';
 import { defineChain, type Chain } from 'viem';
+import { lazyCoinbaseWallet } from './coinbase';
 
 /**
  * wagmi config for one page. Wallets are found by EIP-6963 discovery (every injected wallet that announces
  * itself becomes a connector); a legacy window.ethereum-only wallet is offered through the generic
- * `injected()` connector. The checkout page passes the session's chain so reads go to the RPC the service
+ * `injected()` connector; Coinbase Smart Wallet through Coinbase's SDK (wallet/coinbase.ts). The checkout page passes the session's chain so reads go to the RPC the service
  * names and `wallet_addEthereumChain` offers that RPC to the wallet.
  */
 export type SessionChain = { chain_id: number; name: string; rpc_url: string | null; block_explorer_url: string | null };
@@ -27,7 +28,7 @@ export function makeWagmiConfig(chain?: Chain): Config {
   const chains = [chain ?? baseSepolia] as const;
   return createConfig({
     chains,
-    connectors: [injected({ shimDisconnect: true })],
+    connectors: [injected({ shimDisconnect: true }), lazyCoinbaseWallet('Trisettle')],
     multiInjectedProviderDiscovery: true,
     transports: { [chains[0].id]: http(chain?.rpcUrls.default.http[0]) },
     storage: createStorage({ storage: typeof window !== 'undefined' ? window.localStorage : undefined, key: 'trisettle.wallet' }),

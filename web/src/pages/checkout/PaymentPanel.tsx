@@ -10,6 +10,7 @@ import { chainFromSession } from '../../wallet/config';
 import { ConnectedAccount, ConnectWallet } from '../../wallet/ConnectWallet';
 import { useNow } from '../../lib/useNow';
 import { PaymentStatus } from './PaymentStatus';
+import { PayActions } from './PayActions';
 import { usePayment } from './usePayment';
 
 const REDIRECT_SECONDS = 3;
@@ -21,8 +22,9 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
   const { phase, error } = pay.progress;
   const now = useNow();
   const expiresIn = Math.max(0, Math.floor((new Date(session.expires_at).getTime() - now) / 1000));
-  const busy = ['switching', 'approving', 'approve_pending', 'permit_signing', 'paying'].includes(phase);
+  const busy = ['switching', 'signing', 'confirm_in_wallet', 'approve_pending', 'relaying', 'batch_pending'].includes(phase);
   const inFlight = ['submitted', 'confirming', 'confirmed'].includes(phase);
+  const relayed = pay.progress.relayId !== null;
   useEffect(() => {
     if (inFlight) onStart();
   }, [inFlight, onStart]);
@@ -54,7 +56,7 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
         <Confirmed session={session} successUrl={successUrl} />
       ) : inFlight ? (
         <p className="in-flight-note">
-          Your wallet sent the payment. We are waiting for the network to confirm it ({session.chain.confirmations_required}{' '}
+          {relayed ? 'Trisettle\'s relayer sent your signed payment; you pay no network fee.' : 'Your wallet sent the payment.'} We are waiting for the network to confirm it ({session.chain.confirmations_required}{' '}
           {session.chain.confirmations_required === 1 ? 'block' : 'blocks'}); this page updates by itself and takes you back to {session.merchant.name} when it is done.
         </p>
       ) : !isConnected ? (
@@ -85,29 +87,10 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
             <Alert tone="error" title="Not enough USDC">
               This wallet holds {formatBase(pay.funds.data?.balance ?? 0n)} USDC; this payment needs {amountText}.
             </Alert>
-          ) : pay.needsApproval ? (
-            <div>
-              <ol className="pay-steps">
-                <li className="pay-step-current"><span>Approve USDC <span className="pay-step-note">lets the payment router take exactly {amountText}, nothing more</span></span></li>
-                <li>Pay</li>
-              </ol>
-              <Button variant="primary" size="lg" block loading={phase === 'approving' || phase === 'approve_pending'} disabled={busy || expired} onClick={pay.approve}>
-                {phase === 'approving' ? 'Confirm in your wallet…' : phase === 'approve_pending' ? 'Approving…' : `Approve ${amountText}`}
-              </Button>
-              <button type="button" className="link-btn permit-link" disabled={busy || expired} onClick={pay.payWithPermit}>
-                {phase === 'permit_signing' ? 'Sign the permit in your wallet…' : 'Or pay in one transaction with a permit signature'}
-              </button>
-            </div>
+          ) : !pay.methodsReady ? (
+            <div className="funds-loading" aria-busy="true">Checking what your wallet supports…</div>
           ) : (
-            <div>
-              <ol className="pay-steps">
-                <li className="pay-step-done">USDC approved</li>
-                <li className="pay-step-current">Pay</li>
-              </ol>
-              <Button variant="primary" size="lg" block loading={phase === 'paying'} disabled={busy || expired} onClick={pay.pay}>
-                {phase === 'paying' ? 'Confirm in your wallet…' : `Pay ${amountText}`}
-              </Button>
-            </div>
+            <PayActions pay={pay} amountText={amountText} disabled={busy || expired} />
           )}
         </div>
       )}

@@ -45,7 +45,8 @@ export function OrderSummary({ session }: { session: CheckoutSession }) {
         </tbody>
       </table>
       <p className="summary-note">
-        Paid on <ChainName chainId={session.chain.chain_id} />. Fees come out of the total; you pay nothing extra apart from the network fee in ETH.
+        Paid on <ChainName chainId={session.chain.chain_id} />. Fees come out of the total;{' '}
+        {session.gasless?.enabled ? 'you pay nothing extra: the network fee is paid for you when you sign a gasless payment.' : 'you pay nothing extra apart from the network fee in ETH.'}
       </p>
     </div>
   );

@@ -4,12 +4,16 @@ import { navigate, useLocation } from '../../lib/router';
 import { AuthPage } from './AuthPage';
 import { DevelopersPage } from './DevelopersPage';
 import { EventsPage } from './EventsPage';
+import { BalancesPage } from './BalancesPage';
+import './dashboard.css';
+import { MerchantDetailPage } from './MerchantDetailPage';
 import { MerchantsPage } from './MerchantsPage';
 import { OrderDetailPage } from './OrderDetailPage';
 import { OrdersPage } from './OrdersPage';
 import { OverviewPage } from './OverviewPage';
 import { PlatformOnboarding } from './PlatformOnboarding';
 import { RefundsPage } from './RefundsPage';
+import { SettlementsPage } from './SettlementsPage';
 import { useAccount } from './session';
 import { Shell } from './Shell';
 import { WebhookDetailPage, WebhooksPage } from './WebhooksPage';
@@ -53,6 +57,8 @@ function Route({ path }: { path: string }) {
   const p = path.replace(/\/+$/, '') || '/';
   const order = /^\/dashboard\/orders\/([^/]+)$/.exec(p);
   if (order) return <OrderDetailPage id={decodeURIComponent(order[1]!)} />;
+  const merchant = /^\/dashboard\/merchants\/([^/]+)$/.exec(p);
+  if (merchant) return <MerchantDetailPage id={decodeURIComponent(merchant[1]!)} />;
   const endpoint = /^\/dashboard\/webhooks\/([^/]+)$/.exec(p);
   if (endpoint) return <WebhookDetailPage id={decodeURIComponent(endpoint[1]!)} />;
   switch (p) {
@@ -65,6 +71,10 @@ function Route({ path }: { path: string }) {
       return <MerchantsPage />;
     case '/dashboard/refunds':
       return <RefundsPage />;
+    case '/dashboard/balances':
+      return <BalancesPage />;
+    case '/dashboard/settlements':
+      return <SettlementsPage />;
     case '/dashboard/webhooks':
       return <WebhooksPage />;
     case '/dashboard/events':

@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { isAddress } from 'viem';
-import { Alert, Badge, Button, Card, ChainName, Empty, Field, Hash, Modal, SecretReveal, Select, SkeletonRows } from '../../components/ui';
-import { api } from '../../lib/api';
+import { Alert, Badge, Button, Card, ChainName, Empty, Field, Hash, Link, Modal, SecretReveal, Select, SkeletonRows } from '../../components/ui';
+import { api, errorMessage } from '../../lib/api';
 import { CHAIN_OPTIONS } from '../../lib/chains';
 import { formatDate, relativeTime } from '../../lib/format';
 import { formatBps } from '../../lib/money';
@@ -17,6 +17,8 @@ export function MerchantsPage() {
   const paged = usePaged<Merchant>('merchants', '/v1/merchants');
   const invitations = useQuery({ queryKey: ['invitations'], queryFn: () => api.get<List<Invitation>>('/v1/merchants/invitations'), refetchInterval: 10_000 });
   const [modal, setModal] = useState<'merchant' | 'invite' | null>(null);
+  const [reissue, setReissue] = useState<Invitation | null>(null);
+  const [revoking, setRevoking] = useState<Invitation | null>(null);
   return (
     <div className="page">
       <div className="page-head">
@@ -40,7 +42,7 @@ export function MerchantsPage() {
               <tbody>
                 {paged.query.isPending ? <SkeletonRows cols={7} /> : paged.rows.map((m) => (
                   <tr key={m.id}>
-                    <td className="strong">{m.name}</td>
+                    <td className="strong"><Link href={`/dashboard/merchants/${encodeURIComponent(m.external_id)}`}>{m.name}</Link></td>
                     <td className="mono-soft">{m.external_id}</td>
                     <td><Hash value={m.merchant_wallet} head={8} tail={6} /></td>
                     <td><ChainName chainId={m.chain_id} /></td>
@@ -64,17 +66,25 @@ export function MerchantsPage() {
         ) : (
           <div className="table-scroll">
             <table className="table" aria-label="Invitations">
-              <thead><tr><th scope="col">Merchant ID</th><th scope="col">Suggested name</th><th scope="col">Network</th><th scope="col">Status</th><th scope="col">Wallet</th><th scope="col">Expires</th><th scope="col">Created</th></tr></thead>
+              <thead><tr><th scope="col">Merchant ID</th><th scope="col">Suggested name</th><th scope="col">Network</th><th scope="col">Status</th><th scope="col">Wallet</th><th scope="col">Expires</th><th scope="col">Created</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
               <tbody>
                 {invitations.data!.data.map((i) => (
                   <tr key={i.id}>
                     <td className="mono-soft">{i.external_id}</td>
                     <td>{i.suggested_name}</td>
                     <td><ChainName chainId={i.chain_id} /></td>
-                    <td><Badge state={i.state} /></td>
+                    <td>{i.revoked_at ? <Badge state="expired">Revoked</Badge> : <Badge state={i.state} />}</td>
                     <td>{i.wallet ? <Hash value={i.wallet} head={8} tail={6} /> : <span className="muted">—</span>}</td>
                     <td className="muted nowrap">{i.state === 'pending' ? relativeTime(i.expires_at) : formatDate(i.expires_at)}</td>
                     <td className="muted nowrap">{formatDate(i.created_at)}</td>
+                    <td>
+                      {i.state !== 'completed' && (
+                        <div className="row-actions">
+                          {i.state === 'pending' && <Button size="sm" onClick={() => setRevoking(i)}>Revoke</Button>}
+                          <Button size="sm" onClick={() => setReissue(i)}>Re-issue</Button>
+                        </div>
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -82,6 +92,8 @@ export function MerchantsPage() {
           </div>
         )}
       </Card>
+      {reissue && <InviteModal initial={reissue} onClose={() => setReissue(null)} />}
+      {revoking && <RevokeInvitationModal invitation={revoking} onClose={() => setRevoking(null)} />}
       {modal === 'merchant' && <NewMerchantModal onClose={() => setModal(null)} />}
       {modal === 'invite' && <InviteModal onClose={() => setModal(null)} />}
     </div>
@@ -141,9 +153,42 @@ function NewMerchantModal({ onClose }: { onClose: () => void }) {
   );
 }
 
-function InviteModal({ onClose }: { onClose: () => void }) {
+function RevokeInvitationModal({ invitation, onClose }: { invitation: Invitation; onClose: () => void }) {
   const qc = useQueryClient();
-  const [f, setF] = useState({ external_id: '', suggested_name: '', chain_id: '84532', reserve_bps: '500', days: '7' });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const revoke = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.post<Invitation>(`/v1/merchants/invitations/${encodeURIComponent(invitation.id)}/revoke`);
+      await qc.invalidateQueries({ queryKey: ['invitations'] });
+      onClose();
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Modal
+      title="Revoke this invitation?"
+      onClose={onClose}
+      footer={<><Button onClick={onClose}>Keep it</Button><Button variant="danger" loading={busy} onClick={revoke}>Revoke invitation</Button></>}
+    >
+      <p>The link sent for <span className="mono">{invitation.external_id}</span> stops working at once. You can re-issue a fresh link later.</p>
+      <div className="slot">{error && <Alert tone="error">{error}</Alert>}</div>
+    </Modal>
+  );
+}
+
+/** New invitation, or (with `initial`) a re-issue: a fresh link for the same merchant ID; the old link stays expired. */
+function InviteModal({ onClose, initial }: { onClose: () => void; initial?: Invitation }) {
+  const qc = useQueryClient();
+  const [f, setF] = useState({
+    external_id: initial?.external_id ?? '', suggested_name: initial?.suggested_name ?? '', chain_id: String(initial?.chain_id ?? 84532),
+    reserve_bps: String(initial?.reserve_bps ?? 500), days: '7',
+  });
   const [errors, setErrors] = useState<Errors>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -186,10 +231,11 @@ function InviteModal({ onClose }: { onClose: () => void }) {
     );
   }
   return (
-    <Modal title="Invite a merchant" onClose={onClose}>
+    <Modal title={initial ? 'Re-issue the invitation' : 'Invite a merchant'} onClose={onClose}>
+      {initial && <p className="muted">A fresh link for {initial.external_id}; any link sent before stays expired.</p>}
       <form onSubmit={submit} noValidate>
         <div className="form-row">
-          <Field label="Merchant ID" name="external_id" value={f.external_id} onChange={set('external_id')} error={errors.external_id} hint="Your own key; orders use it." spellCheck={false} />
+          <Field label="Merchant ID" name="external_id" value={f.external_id} onChange={set('external_id')} error={errors.external_id} hint="Your own key; orders use it." spellCheck={false} readOnly={Boolean(initial)} />
           <Field label="Suggested name" name="suggested_name" value={f.suggested_name} onChange={set('suggested_name')} error={errors.suggested_name} hint="The merchant can change it." />
         </div>
         <div className="form-row">
@@ -200,7 +246,7 @@ function InviteModal({ onClose }: { onClose: () => void }) {
         <div className="slot">{error && <Alert tone="error">{error}</Alert>}</div>
         <div className="modal-actions">
           <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" loading={busy}>Create invitation</Button>
+          <Button type="submit" variant="primary" loading={busy}>{initial ? 'Create new link' : 'Create invitation'}</Button>
         </div>
       </form>
     </Modal>

@@ -1,12 +1,16 @@
-import { useQuery } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Alert, Badge, Button, Card, ChainName, DescriptionList, Hash, Link, Spinner } from '../../components/ui';
 import { api, ApiError } from '../../lib/api';
 import { formatDate } from '../../lib/format';
 import { formatBase, formatHuman, toBase } from '../../lib/money';
 import { useTitle } from '../../lib/router';
 import { type List, type Order, type Refund } from '../../lib/types';
+import { RefundActions } from './RefundActions';
 import { RefundModal } from './RefundModal';
+
+const CANCELLATION = { pending: 'cancelling', cancelled: 'cancelled on chain', too_late: 'executed before the cancellation' } as const;
+const isOpen = (r: Refund) => r.state === 'pending' || r.state === 'requires_funding';
 
 export function OrderDetailPage({ id }: { id: string }) {
   useTitle('Order');
@@ -15,8 +19,18 @@ export function OrderDetailPage({ id }: { id: string }) {
     queryFn: () => api.get<Order>(`/v1/orders/${encodeURIComponent(id)}`),
     refetchInterval: (q) => (q.state.data?.state === 'pending_payment' ? 4_000 : false),
   });
-  const refunds = useQuery({ queryKey: ['refunds', 'order', id], queryFn: () => api.get<List<Refund>>('/v1/refunds', { order_id: id }) });
+  const refunds = useQuery({
+    queryKey: ['refunds', 'order', id],
+    queryFn: () => api.get<List<Refund>>('/v1/refunds', { order_id: id, limit: 100 }),
+    // Open refunds move on chain (funded, cancelled, executed by the service): follow them live.
+    refetchInterval: (q) => (q.state.data?.data.some(isOpen) ? 2_000 : false),
+  });
   const [refunding, setRefunding] = useState(false);
+  const qc = useQueryClient();
+  const refundStates = refunds.data?.data.map((r) => `${r.id}:${r.state}`).join(',') ?? '';
+  useEffect(() => {
+    if (refundStates) void qc.invalidateQueries({ queryKey: ['order', id] });
+  }, [refundStates, qc, id]);
 
   if (order.isPending) return <div className="page"><Spinner label="Loading order" /></div>;
   if (order.isError) {
@@ -49,9 +63,10 @@ export function OrderDetailPage({ id }: { id: string }) {
           <DescriptionList
             items={[
               ['Order ID', <Hash key="id" value={o.id} />],
-              ['Merchant', <Hash key="m" value={o.merchant_id} />],
+              ['Merchant', <Link key="m" href={`/dashboard/merchants/${encodeURIComponent(o.merchant_id)}`} className="mono-soft">{o.merchant_id}</Link>],
               ['Network', <ChainName key="n" chainId={o.chain_id} />],
               ['Payment router', <Hash key="r" value={o.pay_to} />],
+              ...(o.reserve_remaining !== undefined ? [['Reserve held', `${formatBase(o.reserve_remaining)} USDC`] as [string, string]] : []),
               ['Created', formatDate(o.created_at)],
               ['Pay before', formatDate(o.deadline_at)],
               ['Confirmed', formatDate(o.confirmed_at)],
@@ -70,14 +85,23 @@ export function OrderDetailPage({ id }: { id: string }) {
         ) : (refunds.data?.data.length ?? 0) === 0 ? (
           <div className="card-body empty-inline">{refunds.isPending ? 'Loading…' : 'No refunds for this order.'}</div>
         ) : (
-          <table className="table">
-            <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Created</th></tr></thead>
+          <div className="table-scroll"><table className="table" aria-label="Refunds of this order">
+            <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col" className="num">From reserve</th><th scope="col" className="num">Wallet funds</th><th scope="col">Transaction</th><th scope="col">Reason</th><th scope="col">Created</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
             <tbody>
               {refunds.data!.data.map((r) => (
-                <tr key={r.id}><td className="num strong">{formatHuman(r.amount)}</td><td><Badge state={r.state} /></td><td>{r.reason ?? '—'}</td><td className="muted">{formatDate(r.created_at)}</td></tr>
+                <tr key={r.id} data-refund-id={r.id}>
+                  <td className="num strong">{formatHuman(r.amount)}</td>
+                  <td className="nowrap"><Badge state={r.state} />{r.cancellation && <span className="muted"> · {CANCELLATION[r.cancellation]}</span>}</td>
+                  <td className="num">{formatBase(r.reserve_portion)}</td>
+                  <td className="num">{formatBase(r.funding_required)}</td>
+                  <td>{r.tx_hash ? <Hash value={r.tx_hash} head={10} tail={6} /> : '—'}</td>
+                  <td>{r.reason ?? '—'}</td>
+                  <td className="muted">{formatDate(r.created_at)}</td>
+                  <td><RefundActions refund={r} /></td>
+                </tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </Card>
       {o.metadata && Object.keys(o.metadata).length > 0 && (

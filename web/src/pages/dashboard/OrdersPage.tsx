@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, Empty, Field, Link, Modal, SecretReveal, Select, SkeletonRows } from '../../components/ui';
-import { api } from '../../lib/api';
+import { api, withQuery } from '../../lib/api';
 import { CHAIN_OPTIONS } from '../../lib/chains';
 import { formatDate, humanize } from '../../lib/format';
 import { AMOUNT_RE, formatHuman } from '../../lib/money';
@@ -14,9 +14,17 @@ export function OrdersPage() {
   useTitle('Orders');
   const { search } = useLocation();
   const state = search.get('state') ?? '';
-  const paged = usePaged<Order>('orders', '/v1/orders', { state: state || undefined });
+  const filters = { q: search.get('q') ?? '', from: search.get('from') ?? '', to: search.get('to') ?? '' };
+  const range = dayRange(filters.from, filters.to);
+  const paged = usePaged<Order>('orders', '/v1/orders', { state: state || undefined, q: filters.q || undefined, ...range });
   const [modal, setModal] = useState<'order' | 'checkout' | null>(null);
-  const setState = (s: string) => navigate(s ? `/dashboard/orders?state=${s}` : '/dashboard/orders', { replace: true });
+  const go = (next: Record<string, string>) => {
+    const params = new URLSearchParams(Object.entries({ state, ...filters, ...next }).filter(([, v]) => v));
+    const qs = params.toString();
+    navigate(qs ? `/dashboard/orders?${qs}` : '/dashboard/orders', { replace: true });
+  };
+  const setState = (s: string) => go({ state: s });
+  const filtered = Boolean(state || filters.q || filters.from || filters.to);
 
   return (
     <div className="page">
@@ -27,6 +35,7 @@ export function OrdersPage() {
           <Button variant="primary" onClick={() => setModal('order')}>New order</Button>
         </div>
       </div>
+      <OrderSearch key={`${filters.q}|${filters.from}|${filters.to}`} initial={filters} onSearch={(f) => go(f)} exportHref={withQuery('/v1/exports/orders.csv', range)} />
       <div className="filters" role="group" aria-label="Filter by status">
         {['', ...ORDER_STATES].map((s) => (
           <button key={s || 'all'} type="button" className={`chip${state === s ? ' chip-active' : ''}`} aria-pressed={state === s} onClick={() => setState(s)}>
@@ -38,7 +47,7 @@ export function OrdersPage() {
         {paged.query.isError ? (
           <div className="card-body"><Alert tone="error" title="Could not load orders">{paged.query.error.message}</Alert></div>
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
-          <Empty title={state ? `No ${humanize(state).toLowerCase()} orders` : 'No orders yet'} action={<Button variant="primary" onClick={() => setModal('order')}>New order</Button>}>
+          <Empty title={filtered ? (state && !filters.q && !filters.from && !filters.to ? `No ${humanize(state).toLowerCase()} orders` : 'No orders match') : 'No orders yet'} action={<Button variant="primary" onClick={() => setModal('order')}>New order</Button>}>
             Orders appear here when you create them from the dashboard, the API or a checkout link.
           </Empty>
         ) : (
@@ -67,6 +76,39 @@ export function OrdersPage() {
       {modal === 'order' && <NewOrderModal onClose={() => setModal(null)} />}
       {modal === 'checkout' && <NewCheckoutModal onClose={() => setModal(null)} />}
     </div>
+  );
+}
+
+/** Date inputs are whole days (UTC); the API's `to` is exclusive, so the last day shown is included. */
+function dayRange(from: string, to: string): { from?: string; to?: string } {
+  const next = (d: string) => {
+    const t = new Date(`${d}T00:00:00Z`);
+    if (Number.isNaN(t.getTime())) return d;
+    t.setUTCDate(t.getUTCDate() + 1);
+    return t.toISOString().slice(0, 10);
+  };
+  return { ...(from ? { from } : {}), ...(to ? { to: next(to) } : {}) };
+}
+
+type Filters = { q: string; from: string; to: string };
+
+function OrderSearch({ initial, onSearch, exportHref }: { initial: Filters; onSearch: (f: Filters) => void; exportHref: string }) {
+  const [f, setF] = useState(initial);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onSearch({ q: f.q.trim(), from: f.from, to: f.to });
+  };
+  return (
+    <form className="search-bar" role="search" aria-label="Search orders" onSubmit={submit}>
+      <Field label="Search" name="q" value={f.q} onChange={(e) => setF({ ...f, q: e.target.value })} placeholder="Order number, ord_…, payer 0x… or tx hash" spellCheck={false} className="search-q" />
+      <Field label="From" name="from" type="date" value={f.from} onChange={(e) => setF({ ...f, from: e.target.value })} />
+      <Field label="To" name="to" type="date" value={f.to} onChange={(e) => setF({ ...f, to: e.target.value })} />
+      <div className="search-actions">
+        <Button type="submit" variant="primary">Search</Button>
+        {(initial.q || initial.from || initial.to) && <Button onClick={() => onSearch({ q: '', from: '', to: '' })}>Clear</Button>}
+        <a className="btn btn-secondary btn-md" href={exportHref} download>Export CSV</a>
+      </div>
+    </form>
   );
 }
 

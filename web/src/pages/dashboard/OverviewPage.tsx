@@ -5,7 +5,7 @@ import { formatDate } from '../../lib/format';
 import { formatHuman } from '../../lib/money';
 import { navigate, useTitle } from '../../lib/router';
 import type { List, Order, Summary } from '../../lib/types';
-import { GrossChart } from './GrossChart';
+import { NetVolumeCard } from './BalancesPage';
 
 export function OverviewPage() {
   useTitle('Home');
@@ -33,9 +33,7 @@ export function OverviewPage() {
           </div>
         ))}
       </div>
-      <Card title="Gross volume · last 14 days">
-        <GrossChart days={s?.gross_daily} loading={summary.isPending} />
-      </Card>
+      <NetVolumeCard />
       <Card title="Recent orders" actions={<Link href="/dashboard/orders" className="btn btn-ghost btn-sm"><span>View all</span></Link>} padded={false}>
         {recent.isError ? (
           <div className="card-body"><Alert tone="error">{recent.error.message}</Alert></div>

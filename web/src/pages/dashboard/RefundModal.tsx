@@ -1,10 +1,14 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Field, Modal } from '../../components/ui';
+import { Alert, Button, DescriptionList, Field, Modal } from '../../components/ui';
 import { api } from '../../lib/api';
 import { AMOUNT_RE, formatBase, formatHuman } from '../../lib/money';
-import type { Refund } from '../../lib/types';
+import type { List, Order, Refund } from '../../lib/types';
 import { paramError, type Errors } from './forms';
+import { refundPreview } from './refund-preview';
+import { FundRefundModal } from './RefundActions';
+
+const ORDER_ID = /^ord_[A-Za-z0-9]{8,40}$/;
 
 /** Create a refund. Amount empty = everything left; reserve pays first, the rest needs funding. */
 export function RefundModal({ orderId, onClose }: { orderId?: string; onClose: () => void }) {
@@ -14,6 +18,12 @@ export function RefundModal({ orderId, onClose }: { orderId?: string; onClose: (
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<Refund | null>(null);
+  const [paying, setPaying] = useState(false);
+  // The preview needs the order: the one this form is for, or an order ID typed into it.
+  const oid = orderId ?? (ORDER_ID.test(f.order_id.trim()) ? f.order_id.trim() : undefined);
+  const order = useQuery({ queryKey: ['order', oid], enabled: Boolean(oid), retry: false, queryFn: () => api.get<Order>(`/v1/orders/${encodeURIComponent(oid!)}`) });
+  const refunds = useQuery({ queryKey: ['refunds', 'order', oid], enabled: Boolean(oid), retry: false, queryFn: () => api.get<List<Refund>>('/v1/refunds', { order_id: oid!, limit: 100 }) });
+  const preview = order.data && refunds.data ? refundPreview(order.data, refunds.data.data, f.amount) : null;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -41,6 +51,7 @@ export function RefundModal({ orderId, onClose }: { orderId?: string; onClose: (
     }
   };
 
+  if (created && paying) return <FundRefundModal refund={created} onClose={onClose} />;
   if (created) {
     return (
       <Modal title="Refund created" onClose={onClose} footer={<Button variant="primary" onClick={onClose}>Done</Button>}>
@@ -51,6 +62,7 @@ export function RefundModal({ orderId, onClose }: { orderId?: string; onClose: (
           <Alert tone="warning" title="Funding needed">
             The order&apos;s reserve covers {formatBase(created.reserve_portion)} USDC. Submit the signed refund to the router at{' '}
             <span className="mono">{created.pay_to}</span> from your platform wallet with an approval for the remaining {formatBase(created.funding_required)} USDC.
+            <div className="alert-actions"><Button variant="primary" onClick={() => setPaying(true)}>Pay from wallet</Button></div>
           </Alert>
         ) : (
           <p className="muted">The reserve covers it: Trisettle submits the refund on-chain and sends refund.completed when it is confirmed.</p>
@@ -64,6 +76,18 @@ export function RefundModal({ orderId, onClose }: { orderId?: string; onClose: (
         <Field label="Order ID" name="order_id" value={f.order_id} onChange={(e) => setF({ ...f, order_id: e.target.value })} error={errors.order_id} placeholder="ord_…" readOnly={Boolean(orderId)} spellCheck={false} />
         <Field label="Amount (optional)" name="amount" inputMode="decimal" value={f.amount} onChange={(e) => setF({ ...f, amount: e.target.value })} error={errors.amount} suffix="USDC" hint="Leave empty to refund everything that is left." />
         <Field label="Reason (optional)" name="reason" value={f.reason} onChange={(e) => setF({ ...f, reason: e.target.value })} error={errors.reason} maxLength={500} />
+        {preview && (
+          <div className="refund-preview" data-testid="refund-preview">
+            <DescriptionList
+              items={[
+                ['Refund', `${formatBase(preview.amount)} USDC`],
+                ["From the order's reserve", `${formatBase(preview.reserve)} USDC`],
+                ['Your wallet must fund', `${formatBase(preview.wallet)} USDC`],
+              ]}
+            />
+            {preview.wallet > 0n && <p className="muted">The refund will wait in &quot;requires funding&quot; until a wallet pays that part (Pay from wallet).</p>}
+          </div>
+        )}
         <div className="slot">{error && <Alert tone="error">{error}</Alert>}</div>
         <div className="modal-actions">
           <Button onClick={onClose}>Cancel</Button>

@@ -5,6 +5,7 @@ import { formatBase, formatHuman } from '../../lib/money';
 import { useTitle } from '../../lib/router';
 import type { Refund } from '../../lib/types';
 import { Pager, usePaged } from './paging';
+import { RefundActions } from './RefundActions';
 import { RefundModal } from './RefundModal';
 
 const STATES = ['', 'pending', 'requires_funding', 'completed', 'failed'];
@@ -35,9 +36,9 @@ export function RefundsPage() {
         ) : (
           <div className="table-scroll">
             <table className="table" aria-label="Refunds">
-              <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col" className="num">From reserve</th><th scope="col" className="num">Needs funding</th><th scope="col">Reason</th><th scope="col">Created</th></tr></thead>
+              <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col" className="num">From reserve</th><th scope="col" className="num">Needs funding</th><th scope="col">Reason</th><th scope="col">Created</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
               <tbody>
-                {paged.query.isPending ? <SkeletonRows cols={7} /> : paged.rows.map((r) => (
+                {paged.query.isPending ? <SkeletonRows cols={8} /> : paged.rows.map((r) => (
                   <tr key={r.id}>
                     <td className="num strong nowrap">{formatHuman(r.amount)} <span className="muted">USDC</span></td>
                     <td><Badge state={r.state} /></td>
@@ -46,6 +47,7 @@ export function RefundsPage() {
                     <td className="num">{formatBase(r.funding_required)}</td>
                     <td>{r.reason ?? '—'}</td>
                     <td className="muted nowrap">{formatDate(r.created_at)}</td>
+                    <td><RefundActions refund={r} /></td>
                   </tr>
                 ))}
               </tbody>

@@ -7,6 +7,8 @@ const NAV: { href: string; label: string; icon: string }[] = [
   { href: '/dashboard/orders', label: 'Orders', icon: 'M4 4h12v12H4zM7 8h6M7 11h6M7 14h3' },
   { href: '/dashboard/merchants', label: 'Merchants', icon: 'M4 8l1-4h10l1 4M4 8v8h12V8M4 8h12M8 16v-4h4v4' },
   { href: '/dashboard/refunds', label: 'Refunds', icon: 'M6 7h7a4 4 0 010 8H8M6 7l3-3M6 7l3 3' },
+  { href: '/dashboard/balances', label: 'Balances', icon: 'M3 7h14v9H3zM3 7l2-3h10l2 3M13 11.5h2' },
+  { href: '/dashboard/settlements', label: 'Settlements', icon: 'M4 14l4-4 3 3 5-6M12 7h4v4' },
   { href: '/dashboard/webhooks', label: 'Webhooks', icon: 'M10 4a3 3 0 012.6 4.5L15 12.5M6.5 9.5L4 14a3 3 0 105 2h6M12 16a3 3 0 10-4-4' },
   { href: '/dashboard/events', label: 'Events', icon: 'M4 6h12M4 10h12M4 14h8' },
   { href: '/dashboard/developers', label: 'Developers', icon: 'M7 6l-4 4 4 4M13 6l4 4-4 4' },

@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { Merchant } from '../merchants/schemas.js';
-import { Order, OrderStateSchema } from '../orders/schemas.js';
-import { Refund } from '../refunds/schemas.js';
-import { Settlement } from '../settlements/schemas.js';
-import { WebhookEndpoint } from '../webhooks/schemas.js';
-import { EVENT_TYPES, type EventType } from './types.js';
+import { Merchant } from '../../modules/merchants/schemas.js';
+import { Order, OrderStateSchema } from '../../modules/orders/schemas.js';
+import { Refund } from '../../modules/refunds/schemas.js';
+import { Settlement } from '../../modules/settlements/schemas.js';
+import { WebhookEndpoint } from '../../modules/webhooks/schemas.js';
+import { EVENT_TYPES, type EventType } from '../../modules/events/types.js';
 
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 

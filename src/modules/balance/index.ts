@@ -1,0 +1,20 @@
+import type { Db } from '../../db/client.js';
+import { getBalance } from './get-balance.js';
+import { ledgerRows, listBalanceTransactions, type LedgerQuery } from './list-transactions.js';
+import { netVolume } from './net-volume.js';
+
+/** `serviceTreasury` is read per request: the devnet sets it after the services are built. */
+export type BalanceDeps = { db: Db; serviceTreasury: () => string | null; now?: () => Date };
+
+/** Balances, the ledger of on-chain money movements, and net volume (docs/balances.md). Read-only. */
+export function createBalanceService(deps: BalanceDeps) {
+  const ledger = () => ({ db: deps.db, serviceTreasury: deps.serviceTreasury() });
+  const now = deps.now ?? (() => new Date());
+  return {
+    get: (platformId: string, merchantId?: string) => getBalance(deps.db, platformId, merchantId),
+    transactions: (platformId: string, q: LedgerQuery) => listBalanceTransactions(ledger(), platformId, q),
+    ledgerRows: (platformId: string, q: LedgerQuery, limit: number, before: { time: Date; id: string } | null) => ledgerRows(ledger(), platformId, q, limit, before),
+    netVolume: (platformId: string, days: number) => netVolume(deps.db, platformId, days, now),
+  };
+}
+export type BalanceService = ReturnType<typeof createBalanceService>;

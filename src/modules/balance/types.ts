@@ -1,0 +1,6 @@
+/** The kinds of balance transaction (docs/balances.md): one per on-chain money movement's leg. */
+export const BALANCE_TRANSACTION_TYPES = [
+  'payment_service_fee', 'payment_platform_fee', 'payment_merchant_available', 'payment_reserve_hold',
+  'refund_from_reserve', 'refund_from_submitter', 'reserve_release', 'reserve_release_failed',
+] as const;
+export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];

@@ -1,0 +1,19 @@
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import type { Logger } from '../../lib/logger.js';
+import type { ChainsService } from '../chains/service.js';
+import type { enqueueOperatorTx } from '../operator-txs/enqueue.js';
+import type { TokenDomains } from './token-domain.js';
+
+/** What every relay operation needs, passed in explicitly (modules/relay/index.ts assembles it). */
+export type RelayDeps = {
+  db: Db;
+  config: Pick<Config, 'gaslessEnabled' | 'gaslessDailyCap'>;
+  chains: ChainsService;
+  tokenDomains: TokenDomains;
+  enqueue: typeof enqueueOperatorTx;
+  logger: Logger;
+};
+
+/** The UTC day a chain timestamp falls in, as the daily cap counts it. */
+export const utcDay = (unixSeconds: bigint): string => new Date(Number(unixSeconds) * 1000).toISOString().slice(0, 10);

@@ -1,0 +1,93 @@
+import { sql, type ColumnType, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { Db, Executor } from '../../db/client.js';
+import type { DB } from '../../db/schema.js';
+
+/** Tables of migrations/015_relays.sql (only this module writes them). */
+type Text = ColumnType<string | null, string | null | undefined, string | null>;
+export type RelayState = 'pending' | 'succeeded' | 'failed';
+export interface RelaysTable {
+  id: string;
+  order_id: string;
+  platform_id: string;
+  chain_id: number;
+  via: 'checkout' | 'api';
+  payer: string;
+  valid_after: string;
+  valid_before: string;
+  nonce: string;
+  authorization_sig: string;
+  state: RelayState;
+  operator_tx_id: string;
+  error_code: Text;
+  error_message: Text;
+  tx_hash: Text;
+  gas_used: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  gas_cost_wei: Text;
+  day: ColumnType<string, string, never>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+interface UsageTable {
+  platform_id: string;
+  day: string;
+  relays: ColumnType<number, number | undefined, number>;
+  gas_cost_wei: ColumnType<string, string | undefined, string>;
+}
+type Ext = { relays: RelaysTable; relay_daily_usage: UsageTable; operator_txs: { id: string; tx_hash: string | null } };
+const x = (db: Executor) => (db as Db).withTables<Ext>() as unknown as Kysely<DB & Ext>;
+
+export type RelayRow = Selectable<RelaysTable>;
+/** A relay with the hash of its latest broadcast attempt (operator_txs, read only). */
+export type RelayView = RelayRow & { sent_tx_hash: string | null };
+
+/** Relay transitions: the one table the submitter and the outcome handler share. */
+export const RELAY_TRANSITIONS = {
+  succeed: { from: ['pending'], to: 'succeeded' },
+  fail: { from: ['pending'], to: 'failed' },
+} as const satisfies Record<string, { from: readonly RelayState[]; to: RelayState }>;
+
+const view = (db: Executor) =>
+  x(db).selectFrom('relays as r').leftJoin('operator_txs as t', 't.id', 'r.operator_tx_id').selectAll('r').select('t.tx_hash as sent_tx_hash');
+
+export const relayRepo = {
+  /** The order as the relay checks it (any platform's: the public path has only the session token). */
+  findOrder: (db: Executor, id: string) => x(db).selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst(),
+
+  insert: (tx: Executor, row: Insertable<RelaysTable>) => x(tx).insertInto('relays').values(row).returningAll().executeTakeFirstOrThrow(),
+
+  /** `day` as YYYY-MM-DD text (drivers differ on how they hand a date back). */
+  findByOperatorTx: (tx: Executor, operatorTxId: string) =>
+    x(tx).selectFrom('relays').select(['id', 'order_id', 'platform_id', 'state', sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day_text')])
+      .where('operator_tx_id', '=', operatorTxId).executeTakeFirst(),
+
+  latestForOrder: (db: Executor, orderId: string): Promise<RelayView | undefined> =>
+    view(db).where('r.order_id', '=', orderId).orderBy('r.created_at', 'desc').orderBy('r.id').limit(1).executeTakeFirst() as Promise<RelayView | undefined>,
+
+  inFlight: (db: Executor, orderId: string) =>
+    x(db).selectFrom('relays').select('id').where('order_id', '=', orderId).where('state', '=', 'pending').executeTakeFirst(),
+
+  transition: (tx: Executor, id: string, t: keyof typeof RELAY_TRANSITIONS, set: Partial<Pick<RelayRow, 'error_code' | 'error_message' | 'tx_hash' | 'gas_used' | 'gas_cost_wei'>>) =>
+    x(tx).updateTable('relays').set({ ...set, state: RELAY_TRANSITIONS[t].to, updated_at: new Date() })
+      .where('id', '=', id).where('state', 'in', [...RELAY_TRANSITIONS[t].from]).returningAll().executeTakeFirst(),
+
+  /** Counts one more relay for the platform's day if that stays within `cap`; false (nothing written) when it would not. */
+  async takeDailySlot(tx: Executor, platformId: string, day: string, cap: number): Promise<boolean> {
+    if (cap <= 0) return false;
+    const r = await sql<{ relays: number }>`
+      insert into relay_daily_usage (platform_id, day, relays) values (${platformId}, ${day}::date, 1)
+      on conflict (platform_id, day) do update set relays = relay_daily_usage.relays + 1
+        where relay_daily_usage.relays < ${cap}
+      returning relays`.execute(tx);
+    return r.rows.length === 1;
+  },
+
+  usedOn: async (db: Executor, platformId: string, day: string) =>
+    (await x(db).selectFrom('relay_daily_usage').select('relays').where('platform_id', '=', platformId).where('day', '=', sql<string>`${day}::date`).executeTakeFirst())?.relays ?? 0,
+
+  addGas: (tx: Executor, platformId: string, day: string, wei: bigint) =>
+    sql`update relay_daily_usage set gas_cost_wei = gas_cost_wei + ${wei.toString()}::numeric where platform_id = ${platformId} and day = ${day}::date`.execute(tx),
+
+  usageSince: (db: Executor, platformId: string, since: string) =>
+    x(db).selectFrom('relay_daily_usage').select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), 'relays', sql<string>`gas_cost_wei::text`.as('gas_cost_wei')])
+      .where('platform_id', '=', platformId).where('day', '>=', sql<string>`${since}::date`).orderBy('day', 'desc').execute(),
+};

@@ -1,0 +1,100 @@
+import { BaseError, encodeFunctionData, getAddress, hashTypedData, type Address, type Hex } from 'viem';
+import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { recordResponseInTx } from '../idempotency/context.js';
+import type { OrderRow } from '../orders/repo.js';
+import { verifyHashSignature } from '../invitations/verify.js';
+import { simulate } from '../operator-txs/simulate.js';
+import { checkAuthorization } from './check-authorization.js';
+import { utcDay, type RelayDeps } from './context.js';
+import { relayRepo } from './repo.js';
+import { serializeRelay } from './serialize.js';
+import { payOrderOf, receiveWithAuthorizationTypes, type Authorization } from './typed-data.js';
+
+export type RelayTarget = { orderId: string; platformId: string | null; via: 'checkout' | 'api' };
+export type RelayBody = { from: Address; valid_after: string; valid_before: string; nonce: string; signature: string };
+
+/**
+ * Accepts a buyer's signed ReceiveWithAuthorization for an order and enqueues payOrderWithAuthorization for
+ * the relayer. Everything is checked first (switch, order, authorization, payer lock, chain time, cap,
+ * signature, simulation from the relayer); a refusal throws the AppError naming it with nothing written or
+ * sent. Then, in one transaction: a slot of the platform's daily cap, the relay row and the outbox intent.
+ */
+export async function submitRelay(deps: RelayDeps, target: RelayTarget, body: RelayBody) {
+  const order = await relayRepo.findOrder(deps.db, target.orderId);
+  if (!order || (target.platformId !== null && order.platform_id !== target.platformId)) throw notFound('order');
+  if (!deps.config.gaslessEnabled) throw new AppError('gasless_disabled');
+  const relayer = deps.chains.relayer;
+  if (!relayer) throw new AppError('service_unavailable', 'Gasless payment is not configured (RELAYER_PRIVATE_KEY).');
+  const auth: Authorization = {
+    from: getAddress(body.from), validAfter: BigInt(body.valid_after), validBefore: BigInt(body.valid_before), nonce: body.nonce as Hex, signature: body.signature as Hex,
+  };
+  const rt = deps.chains.get(order.chain_id);
+  const block = await onChain(() => rt.publicClient.getBlock({ blockTag: 'latest' }));
+  rt.clock.observe(block.timestamp);
+  checkAuthorization(order, auth, block.timestamp);
+  if (await relayRepo.inFlight(deps.db, order.id)) throw new AppError('relay_in_flight', `A relay for order ${order.id} is already in flight.`);
+  const day = utcDay(block.timestamp);
+  if ((await relayRepo.usedOn(deps.db, order.platform_id, day)) >= deps.config.gaslessDailyCap) throw capReached(deps);
+  await verifySignature(deps, order, auth);
+  const router = payOrderOf(order).domain.verifyingContract;
+  const calldata = payCalldata(order, auth);
+  const sim = await onChain(() => simulate(rt.publicClient, relayer, router, calldata));
+  if (!sim.ok) throw new AppError('simulation_failed', `payOrderWithAuthorization would revert: ${sim.error}.`);
+  const id = newId('rly');
+  try {
+    const relay = await deps.db.transaction().execute(async (tx) => {
+      if (!(await relayRepo.takeDailySlot(tx, order.platform_id, day, deps.config.gaslessDailyCap))) throw capReached(deps);
+      const otx = await deps.enqueue(tx, { chainId: order.chain_id, purpose: 'relay', refId: id, to: router, calldata, key: 'relayer' });
+      const row = await relayRepo.insert(tx, {
+        id, order_id: order.id, platform_id: order.platform_id, chain_id: order.chain_id, via: target.via, payer: auth.from,
+        valid_after: auth.validAfter.toString(), valid_before: auth.validBefore.toString(), nonce: auth.nonce, authorization_sig: auth.signature,
+        state: 'pending', operator_tx_id: otx.id, day,
+      });
+      const body = serializeRelay({ ...row, sent_tx_hash: null });
+      await recordResponseInTx(tx, 202, body);
+      return body;
+    });
+    deps.logger.info({ relay_id: id, order_id: order.id, via: target.via }, 'gasless relay accepted');
+    return relay;
+  } catch (err) {
+    if (isUniqueViolation(err, 'relays_in_flight_idx')) throw new AppError('relay_in_flight', `A relay for order ${order.id} is already in flight.`);
+    throw err;
+  }
+}
+
+/** A chain call that failed for a reason other than a revert (node unreachable, timeout): 503, nothing written. */
+async function onChain<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof AppError || !(err instanceof BaseError)) throw err;
+    // The cause is not echoed: this endpoint is public and RPC errors carry provider details.
+    throw new AppError('service_unavailable', 'The chain could not be reached to check this payment; nothing was sent, try again.');
+  }
+}
+
+const capReached = (deps: RelayDeps) =>
+  new AppError('gasless_cap_reached', `The platform's gasless relays for today (${deps.config.gaslessDailyCap}) are used up; pay with approve + pay or permit.`);
+
+/** EOA (ECDSA) or contract wallet (ERC-1271, or ERC-6492 before deployment) against the token's own domain. */
+async function verifySignature(deps: RelayDeps, order: OrderRow, auth: Authorization): Promise<void> {
+  const rt = deps.chains.get(order.chain_id);
+  const domain = await onChain(() => deps.tokenDomains.get(rt.publicClient, order.chain_id, getAddress(order.token_address)));
+  const digest = hashTypedData({
+    domain, types: receiveWithAuthorizationTypes, primaryType: 'ReceiveWithAuthorization',
+    message: { from: auth.from, to: payOrderOf(order).domain.verifyingContract, value: order.amount, validAfter: auth.validAfter, validBefore: auth.validBefore, nonce: auth.nonce },
+  });
+  // ECDSA locally; ERC-1271/6492 through viem's universal validator; an unreachable node is 503, not a bad signature.
+  const ok = await verifyHashSignature(() => rt.publicClient, auth.from, digest, auth.signature);
+  if (!ok) throw new AppError('invalid_signature', `The signature does not verify as ${auth.from}'s ReceiveWithAuthorization for this order.`, 'signature');
+}
+
+function payCalldata(order: OrderRow, auth: Authorization): Hex {
+  return encodeFunctionData({
+    abi: paymentRouterAbi, functionName: 'payOrderWithAuthorization',
+    args: [payOrderOf(order).message, order.signature as Hex, auth.from, auth.validAfter, auth.validBefore, auth.nonce, auth.signature],
+  });
+}

@@ -1,0 +1,68 @@
+import type { Db } from '../../db/client.js';
+import type { Logger } from '../../lib/logger.js';
+import { claimRepo, type ClaimedJob } from './repo.js';
+import type { SendResult } from './send.js';
+
+type Item = { job: ClaimedJob; attemptedAt: Date; result: SendResult; leaseEndsAt: number; resolve: (o: 'succeeded' | 'lease_lost') => void; reject: (err: unknown) => void };
+
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 2_000;
+const MAX_BATCH = 500;
+
+/**
+ * Group commit of successful attempts: a 2xx waits for the transaction in progress (if any) to end, then is
+ * recorded with every other 2xx that arrived meanwhile, in one statement (claimRepo.finishSucceededMany). What each row records, and the compare-and-set on its lease, are those
+ * of a single attempt's `record`. Other outcomes (retries, 410, disabling) keep their own path. While the
+ * database is away the batch is held and written as soon as it answers, for the attempts whose lease has
+ * not lapsed (as `recordDurably` does for one attempt); the others fail and are retried after the lease.
+ */
+export function createSuccessRecorder(db: Db, log: Logger, stopping: () => boolean) {
+  let queue: Item[] = [];
+  let flushing: Promise<void> | null = null;
+
+  async function write(batch: Item[]) {
+    for (let waitMs = RETRY_FIRST_MS; batch.length > 0; waitMs = Math.min(waitMs * 2, RETRY_MAX_MS)) {
+      try {
+        // In a transaction of its own like every outcome the deliverer records (one statement in it).
+        const recorded = await db.transaction().execute((tx) => claimRepo.finishSucceededMany(tx, {
+          id: batch.map((i) => i.job.id), token: batch.map((i) => i.job.lease_token), status: batch.map((i) => i.result.status!),
+          attemptedAt: batch.map((i) => i.attemptedAt), durationMs: batch.map((i) => i.result.durationMs),
+        }));
+        for (const i of batch) i.resolve(recorded.has(i.job.id) ? 'succeeded' : 'lease_lost');
+        return;
+      } catch (err) {
+        const live = stopping() ? [] : batch.filter((i) => Date.now() + waitMs < i.leaseEndsAt);
+        for (const i of batch) if (!live.includes(i)) i.reject(err);
+        if (live.length > 0) log.warn({ err, deliveries: live.length, retry_in_ms: waitMs }, 'could not record webhook attempts; holding their outcome');
+        batch = live;
+        if (batch.length > 0) await new Promise((res) => setTimeout(res, waitMs));
+      }
+    }
+  }
+
+  async function flush() {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, MAX_BATCH);
+      queue = queue.slice(batch.length);
+      await write(batch);
+    }
+  }
+
+  function kick() {
+    if (flushing) return;
+    flushing = flush().finally(() => {
+      flushing = null;
+      if (queue.length > 0) kick();
+    });
+  }
+
+  return {
+    /** Resolves once the attempt is recorded: 'lease_lost' when another instance owns the row now. */
+    record(job: ClaimedJob, attemptedAt: Date, result: SendResult, leaseEndsAt: number): Promise<'succeeded' | 'lease_lost'> {
+      return new Promise((resolve, reject) => {
+        queue.push({ job, attemptedAt, result, leaseEndsAt, resolve, reject });
+        kick();
+      });
+    },
+  };
+}
