@@ -3,6 +3,7 @@ import type { Database } from './db/client.js';
 import type { Logger } from './lib/logger.js';
 import { createMetrics, type Metrics } from './lib/metrics.js';
 import { createSealer } from './lib/seal.js';
+import { systemClock, type Clock } from './lib/clock.js';
 import { createAuth } from './modules/accounts/auth.js';
 import { createChainsService } from './modules/chains/service.js';
 import { createPublicSessionCache, PUBLIC_SESSION_CHANNEL } from './modules/checkout/public-cache.js';
@@ -35,12 +36,15 @@ export type ServiceDeps = {
   /** BETTER_AUTH_SECRET (or the devnet's): the current secret, then any previous ones, comma-separated. */
   authSecret: string;
   metrics?: Metrics;
+  /** Wall-clock time (lib/clock.ts); tests pass a manual clock and move it. */
+  clock?: Clock;
 };
 
 /** Services are built once and injected into the app (routes reach them through c.get('services')). */
 export function createServices(deps: ServiceDeps) {
   const { config, database, logger } = deps;
   const db = database.db;
+  const clock = deps.clock ?? systemClock;
   const keys = createKeysService(db);
   const platforms = createPlatformsService(db, config, keys);
   const chains = createChainsService(config);
@@ -97,6 +101,7 @@ export function createServices(deps: ServiceDeps) {
     config,
     database,
     logger,
+    clock,
     metrics,
     auth: createAuth(config, db, authSecrets[0]!, logger),
     health: createHealthService(config, database),

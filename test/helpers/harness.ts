@@ -5,6 +5,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type ChainConfig, type Config } from '../../src/config.js';
 import { openPglite, openPostgres, type Database } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { createLogger, type Logger } from '../../src/lib/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 
@@ -59,12 +60,12 @@ export type ReqOpts = { body?: unknown; raw?: string; headers?: Record<string, s
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
 
-export async function createHarness(opts: { config?: Partial<Config>; chains?: ChainConfig[]; database?: Database; logger?: Logger; authSecret?: string } = {}) {
+export async function createHarness(opts: { config?: Partial<Config>; chains?: ChainConfig[]; database?: Database; logger?: Logger; authSecret?: string; clock?: Clock } = {}) {
   const database = opts.database ?? (await freshDatabase());
   await migrate(database.db);
   const config = testConfig(opts.config, opts.chains ?? [API_ONLY_CHAIN]);
   const logger = opts.logger ?? createLogger('silent', config.env);
-  const services: Services = createServices({ config, database, logger, authSecret: opts.authSecret ?? 'test-secret-test-secret-test-secret-0123' });
+  const services: Services = createServices({ config, database, logger, authSecret: opts.authSecret ?? 'test-secret-test-secret-test-secret-0123', clock: opts.clock });
   const app: App = buildApp(services);
   let emailSeq = 0;
   let signUpSeq = 0;
