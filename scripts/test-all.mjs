@@ -13,6 +13,8 @@ const want = (name) => only.length === 0 || only.includes(name);
 mkdirSync('test-results', { recursive: true });
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const lines = [];
+const failures = [];
+const firstLine = (m) => String(m ?? '').split('\n').find((l) => l.trim())?.trim().slice(0, 300) ?? '';
 
 function run(name, cmd, args, env = {}) {
   console.log(`\n━━ ${name}: ${cmd} ${args.join(' ')}`);
@@ -30,6 +32,13 @@ function vitest(name, args, env) {
   if (existsSync(file)) {
     const j = JSON.parse(readFileSync(file, 'utf8'));
     passed = j.numPassedTests; failed = j.numFailedTests; skipped = j.numPendingTests + (j.numTodoTests ?? 0);
+    // Name every failure again at the end, where a reader of only the log's tail still sees it.
+    for (const f of j.testResults ?? []) {
+      const file = f.name.replace(`${process.cwd()}/`, '');
+      const bad = (f.assertionResults ?? []).filter((t) => t.status === 'failed');
+      if (f.status === 'failed' && bad.length === 0) failures.push(`${name}: ${file}: ${firstLine(f.message)}`);
+      for (const t of bad) failures.push(`${name}: ${file} › ${t.fullName ?? t.title}: ${firstLine(t.failureMessages?.[0])}`);
+    }
     if (r.status !== 0 && failed === 0) failed = 1; // a suite that crashed outside a test still fails
   } else failed = 1;
   record(name, passed, failed, skipped, r.secs);
@@ -58,5 +67,6 @@ if (want('e2e')) {
 console.log('\n━━ summary');
 for (const l of lines) console.log(l);
 if (totals.skipped > 0) console.log(`(${totals.skipped} skipped)`);
+if (failures.length) console.log(`failed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed`);
 process.exit(totals.failed > 0 ? 1 : 0);
