@@ -171,6 +171,15 @@ describe('GET /v1/balance_transactions', () => {
 
   it('filters by merchant, type and block-time range', async () => {
     expect((await all(`&merchant_id=${m2.external_id}`)).map((r) => r.type).sort()).toEqual(['payment_merchant_available', 'payment_platform_fee', 'payment_service_fee']);
+    // m1's refunds and releases come through the merchant filter too (refunds carry their order's merchant, migration 019).
+    const full = await all();
+    const mine = await all(`&merchant_id=${m1.external_id}`);
+    expect(mine.map((r) => r.id)).toEqual(full.filter((r) => r.merchant_id === m1.external_id).map((r) => r.id));
+    expect(mine.filter((r) => r.type.startsWith('refund_')).map((r) => r.refund_id).sort()).toEqual([o.rA.id, o.rA.id, o.rB.id].sort());
+    expect(mine.filter((r) => r.type.startsWith('reserve_')).map((r) => r.order_id).sort()).toEqual([o.B.id, o.D.id].sort());
+    const copied = await sql<{ n: number }>`select count(*)::int as n from refunds r join orders o on o.id = r.order_id
+      where r.merchant_external_id = o.merchant_external_id`.execute(h.db);
+    expect(copied.rows[0]!.n).toBe(2);
     expect((await all('&type=payment_platform_fee')).map((r) => r.amount)).toEqual(['1.50', '0.50', '2.50', '5.00']);
     const day1 = await all(`&from=${encodeURIComponent(at(D).toISOString())}&to=${encodeURIComponent(at(2 * D).toISOString())}`);
     expect(day1.map((r) => r.type).sort()).toEqual(['refund_from_reserve', 'refund_from_reserve', 'refund_from_submitter']);
