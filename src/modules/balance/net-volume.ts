@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatUnits } from '../../lib/money.js';
-import { closeBalances, inClosedSnapshot } from './close-balances.js';
+import { inClosedSnapshot } from './close-balances.js';
 import { balanceRepo } from './repo.js';
 import { toBig } from './serialize.js';
 
@@ -16,7 +16,6 @@ export async function netVolume(db: Db, platformId: string, days: number, clock:
   const chainTime = await balanceRepo.chainTime(db, platformId);
   const today = Math.floor((chainTime ? new Date(chainTime).getTime() : clock.ms()) / DAY_MS) * DAY_MS;
   const since = new Date(today - (days - 1) * DAY_MS);
-  await closeBalances(db, platformId);
   const rows = new Map((await inClosedSnapshot(db, platformId, (tx, closed) => balanceRepo.days(tx, platformId, since, closed))).map((r) => [r.day, r]));
   let gross = 0n;
   let refunded = 0n;

@@ -2,7 +2,10 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import type { BalanceTransactionType } from './schemas.js';
 
-/** All SQL of the balance module. It only reads: orders, refunds, settlements, settlement_items, chain tables. */
+/**
+ * All SQL of the balance module. It reads orders, refunds, settlements, settlement_items and chain tables, and writes
+ * only its own closing tables (balance_closings, balance_closed_*), from the closing worker (close-all.ts).
+ */
 
 type Int = bigint | string | number | null;
 /** One row per merchant and source: closed sums, live payments, live refunds, or reserves held (others null). */
@@ -66,6 +69,10 @@ export const balanceRepo = {
       (select closed_until from balance_closings where platform_id = ${p}) as closed`.execute(db)).rows[0];
     return { indexed: r?.indexed ? new Date(r.indexed) : null, closed: r?.closed ? new Date(r.closed) : null };
   },
+
+  /** Platforms with at least one paid order: the only ones a closing can add anything for. */
+  platformsToClose: async (db: Executor) =>
+    (await sql<{ id: string }>`select p.id from platforms p where exists (select 1 from orders o where o.platform_id = p.id and o.paid_at is not null) order by p.id`.execute(db)).rows.map((r) => r.id),
 
   closing: async (db: Executor, p: string) => {
     const t = (await sql<{ t: Date | string }>`select closed_until as t from balance_closings where platform_id = ${p}`.execute(db)).rows[0]?.t;
