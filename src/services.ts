@@ -94,7 +94,7 @@ export function createServices(deps: ServiceDeps) {
   // BETTER_AUTH_SECRET may list the current secret and previous ones (rotation, docs/security.md).
   const authSecrets = deps.authSecret.split(',').map((s) => s.trim());
   const webhookSecrets = createWebhookSecrets(config.webhookSealKeys.length ? config.webhookSealKeys : authSecrets);
-  const balance = createBalanceService({ db, serviceTreasury: () => config.serviceTreasury });
+  const balance = createBalanceService({ db, serviceTreasury: () => config.serviceTreasury, clock });
   const exportsService = createExportsService({ db, balance });
   const indexer = createIndexer({ db, config, chains, orders, hooks: () => indexerHooks, logger, metrics });
   return {

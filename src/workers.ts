@@ -45,6 +45,8 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
   workers.push({ name: 'operator-sender', stop: () => services.operatorTxs.stop() });
   // Settlement: release reserves whose on-chain hold (OrderPaid.releaseAfter) has passed, in batches of up to 100.
   workers.push(every('settlement', 60_000, () => services.settlements.runOnce()));
+  // Balance closings: sums of payments and refunds before the indexed chain day, so balance reads never sum all history (docs/balances.md).
+  workers.push(every('balance-closings', 60_000, () => services.balance.closeAll()));
   // Webhooks run their own loop: it must not wait for a slow endpoint's attempt before claiming more.
   const deliverer = createWebhookDeliverer({ db: services.database.db, config: services.config, logger: services.logger, secrets: services.webhookSecrets, metrics: services.metrics },
     { disableAfterMs: services.config.webhookDisableAfterDays * 86_400_000 });

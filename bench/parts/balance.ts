@@ -5,6 +5,7 @@
  * while the body is read. Requests go through the app in process (auth, validation, serialization included).
  */
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Kysely, DummyDriver, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery } from 'kysely';
@@ -16,10 +17,10 @@ import { balanceRepo } from '../../src/modules/balance/repo.js';
 import { BALANCE_TRANSACTION_TYPES } from '../../src/modules/balance/schemas.js';
 import { createHarness, type Harness } from '../../test/helpers/harness.js';
 import { freshLocation, openLocation } from '../lib/db.js';
-import { log, percentile, round, rssMiB, rssSampler, sleep } from '../lib/util.js';
+import { loadAvg, log, percentile, round, rssMiB, rssSampler, sleep } from '../lib/util.js';
 
 const N = 100_000;
-const FILL = (p: string) => `
+export const FILL = (p: string) => `
 update platforms set rate_limit_per_second = 100000, rate_limit_burst = 100000 where id = '${p}'; -- the bench measures latency, not the limiter
 insert into merchants (id, platform_id, external_id, name, merchant_wallet, chain_id, reserve_bps)
 select 'mch_b' || g, '${p}', 'bext_' || g, 'Merchant ' || g, '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', 84532, 1000 from generate_series(1, 500) g;
@@ -72,8 +73,8 @@ async function timeRequests(h: Harness, key: string, name: string, path: string,
     samples.push(performance.now() - t);
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text.slice(0, 200)}`);
   }
-  const r = { name, path, n, p50_ms: round(percentile(samples, 50), 2), p99_ms: round(percentile(samples, 99), 2), max_ms: round(Math.max(...samples), 2) };
-  log(`  ${name}: p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms`);
+  const r = { name, path, n, p50_ms: round(percentile(samples, 50), 2), p99_ms: round(percentile(samples, 99), 2), max_ms: round(Math.max(...samples), 2), load: loadAvg()[0] };
+  log(`  ${name}: p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms (load ${r.load})`);
   return r;
 }
 
@@ -81,19 +82,29 @@ async function timeRequests(h: Harness, key: string, name: string, path: string,
  * The service in a child process of its own (the app over HTTP on the filled database), so the memory measured is
  * the server's alone: its RSS is sampled every 20 ms while a CSV export is read to the end over HTTP.
  */
-async function startExportServer(url: string): Promise<{ port: number; pid: number; stop(): void }> {
-  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, BALANCE_EXPORT_CHILD: url }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+type ExportServer = { port: number; pid: number; mem(): Promise<Record<string, number>>; stop(): void };
+
+/** The node flags `npm start` runs the service with (package.json), so the bench measures the production heap policy. */
+export function startFlags(): string[] {
+  const start = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')).scripts.start as string;
+  return /\bnode ((?:--\S+ )*)--import tsx src\/main\.ts/.exec(start)?.[1]?.trim().split(' ') ?? [];
+}
+
+export async function startExportServer(url: string, execArgv: string[] = startFlags()): Promise<ExportServer> {
+  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: [...execArgv, '--import', 'tsx'], env: { ...process.env, BALANCE_EXPORT_CHILD: url }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: any) => resolve(m.port));
     child.once('exit', (code) => reject(new Error(`export server exited (${code})`)));
   });
-  return { port, pid: child.pid!, stop: () => child.kill('SIGTERM') };
+  const mem = () => new Promise<Record<string, number>>((resolve) => { child.once('message', (m: any) => resolve(m.mem)); child.send('mem'); });
+  return { port, pid: child.pid!, mem, stop: () => child.kill('SIGTERM') };
 }
 
-async function streamExport(srv: { port: number; pid: number }, key: string, path: string) {
+export async function streamExport(srv: ExportServer, key: string, path: string) {
   await fetch(`http://127.0.0.1:${srv.port}/v1/exports/orders.csv?from=2100-01-01T00:00:00Z`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.text());
   await sleep(500);
   const base = rssMiB(srv.pid)!;
+  const heapBefore = await srv.mem();
   const sampler = rssSampler(srv.pid, 20);
   const t = performance.now();
   const res = await fetch(`http://127.0.0.1:${srv.port}${path}`, { headers: { authorization: `Bearer ${key}` } });
@@ -107,8 +118,9 @@ async function streamExport(srv: { port: number; pid: number }, key: string, pat
     for (const b of value) if (b === 10) rows++;
   }
   const peak = sampler.stop();
-  const r = { path, rows, mib: round(bytes / 2 ** 20, 1), seconds: round((performance.now() - t) / 1000, 1), rss_before_mib: base, rss_peak_mib: peak, rss_growth_mib: round(peak - base, 1) };
-  log(`  export ${path}: ${rows} rows, ${r.mib} MiB in ${r.seconds} s; server RSS ${base} → peak ${peak} MiB (+${r.rss_growth_mib})`);
+  const heap = await srv.mem();
+  const r = { path, rows, mib: round(bytes / 2 ** 20, 1), seconds: round((performance.now() - t) / 1000, 1), rss_before_mib: base, rss_peak_mib: peak, rss_growth_mib: round(peak - base, 1), heap_before: heapBefore, heap_peak: heap, load: loadAvg()[0] };
+  log(`  export ${path}: ${rows} rows, ${r.mib} MiB in ${r.seconds} s; server RSS ${base} → peak ${peak} MiB (+${r.rss_growth_mib}), V8 heap total ${heapBefore.heap_total_mib} → peak ${heap.heap_total_mib} MiB (load ${r.load})`);
   return r;
 }
 
@@ -162,13 +174,15 @@ export async function benchBalance(opts: { explainPlans?: boolean } = {}) {
     const deep = (await client.query(`select paid_at, id from orders where platform_id = $1 order by paid_at desc, id desc offset 2500 limit 1`, [p.platformId])).rows[0];
     const cursor = { time: deep.paid_at as Date, id: `btx_${(deep.id as string).slice(4)}sf` };
     const key = p.secretKey;
-    // The first read closes the platform's whole history (balance_closed_*): once per platform, then once a day.
+    // A read before any closing sums the whole history; then the closing worker's first pass closes it (balance_closed_*),
+    // after which it adds one day's worth per day.
+    const unclosed = await timeRequests(h, key, 'balance (platform, before the first closing)', '/v1/balance', 30);
     const t0 = performance.now();
-    const first = await h.request('GET', '/v1/balance', { key });
-    if (first.status !== 200) throw new Error(first.text);
+    await h.services.balance.closeAll();
     const firstClosingMs = round(performance.now() - t0, 1);
-    log(`  first GET /v1/balance (closes 100k orders of history): ${firstClosingMs} ms`);
+    log(`  the closing worker's first pass (closes 100k orders of history): ${firstClosingMs} ms`);
     const timings = [
+      unclosed,
       await timeRequests(h, key, 'balance (platform, 500 merchants)', '/v1/balance'),
       await timeRequests(h, key, 'balance (one merchant)', '/v1/balance?merchant_id=bext_7'),
       await timeRequests(h, key, 'balance_transactions (first page, 20)', '/v1/balance_transactions'),
@@ -180,6 +194,7 @@ export async function benchBalance(opts: { explainPlans?: boolean } = {}) {
     ];
     const explain = await explainAll(client, p.platformId, cursor);
     const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    log(`  export server: node ${startFlags().join(' ')} (as npm start)`);
     const srv = await startExportServer(loc.url!);
     let exports;
     try {
@@ -193,7 +208,7 @@ export async function benchBalance(opts: { explainPlans?: boolean } = {}) {
     }
     const rows = (await client.query(`select (select count(*) from orders)::int as orders, (select count(*) from refunds)::int as refunds,
       (select count(*) from settlement_items)::int as settlement_items, (select count(*) from settlements)::int as settlements`)).rows[0];
-    return { rows, first_balance_with_closing_ms: firstClosingMs, timings, exports, explain: opts.explainPlans === false ? explain.map(({ plan: _p, ...e }) => e) : explain };
+    return { rows, first_balance_with_closing_ms: firstClosingMs, timings, export_server_flags: startFlags(), exports, explain: opts.explainPlans === false ? explain.map(({ plan: _p, ...e }) => e) : explain };
   } finally {
     await client.end().catch(() => {});
     await h.close();
@@ -206,5 +221,14 @@ if (process.env.BALANCE_EXPORT_CHILD) {
   const { openPostgres } = await import('../../src/db/client.js');
   const h = await createHarness({ database: openPostgres(process.env.BALANCE_EXPORT_CHILD), logger: createLogger('silent', 'devnet') });
   const server = serve({ fetch: h.app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => process.send!({ port: info.port }));
+  // Peaks of the V8 heap and of memory outside it (Buffers) since the last ask: tells heap sizing from buffered bytes.
+  const zero = () => ({ heap_total_mib: 0, heap_used_mib: 0, external_mib: 0 });
+  let peak = zero();
+  const mib = (b: number) => Math.round(b / 2 ** 17) / 8;
+  setInterval(() => {
+    const m = process.memoryUsage();
+    peak = { heap_total_mib: Math.max(peak.heap_total_mib, mib(m.heapTotal)), heap_used_mib: Math.max(peak.heap_used_mib, mib(m.heapUsed)), external_mib: Math.max(peak.external_mib, mib(m.external)) };
+  }, 20).unref();
+  process.on('message', (m: any) => { if (m === 'mem') { process.send!({ mem: peak }); peak = zero(); } });
   process.once('SIGTERM', () => { server.close(); void h.close().finally(() => process.exit(0)); });
 }

@@ -96,7 +96,19 @@ describe('GET /v1/balance', () => {
 });
 
 describe('balance closings', () => {
+  it('reads never write: before the closing worker runs there is no closing, and the figures are the same after it', async () => {
+    await sql`delete from balance_closed_merchants`.execute(h.db);
+    await sql`delete from balance_closed_days`.execute(h.db);
+    await sql`delete from balance_closings`.execute(h.db);
+    const [balance, volume] = [(await get('/v1/balance')).body, (await get('/v1/balance/net_volume?days=30')).body];
+    expect((await sql`select * from balance_closings`.execute(h.db)).rows).toEqual([]);
+    expect(await h.services.balance.closeAll()).toBe(1); // the one platform with paid orders
+    expect((await get('/v1/balance')).body).toEqual(balance);
+    expect((await get('/v1/balance/net_volume?days=30')).body).toEqual(volume);
+  });
+
   it('closed sums plus the live part equal a full recount: dropping the closings changes no figure', async () => {
+    await h.services.balance.closeAll();
     const closed = await sql<{ t: Date }>`select closed_until as t from balance_closings where platform_id = ${p.platformId}`.execute(h.db);
     expect(closed.rows.map((r) => new Date(r.t).toISOString())).toEqual(['2026-03-09T00:00:00.000Z']); // the start of the chain's day
     const [balance, volume] = [(await get('/v1/balance')).body, (await get('/v1/balance/net_volume?days=30')).body];
@@ -112,12 +124,13 @@ describe('balance closings', () => {
     expect(volumeAgain.body).toEqual(volume);
   });
 
-  it('concurrent readers close each window once', async () => {
+  it('concurrent closers (a worker per instance) close each window once', async () => {
+    const expected = (await get('/v1/balance')).body;
     await sql`delete from balance_closed_merchants`.execute(h.db);
     await sql`delete from balance_closed_days`.execute(h.db);
     await sql`delete from balance_closings`.execute(h.db);
-    const answers = await Promise.all(Array.from({ length: 6 }, () => get('/v1/balance')));
-    for (const a of answers) expect(a.body).toEqual(answers[0]!.body);
+    await Promise.all(Array.from({ length: 6 }, () => h.services.balance.closeAll()));
+    expect((await get('/v1/balance')).body).toEqual(expected);
     const sums = await sql<{ gross: string }>`select sum(gross)::text as gross from balance_closed_merchants`.execute(h.db);
     expect(sums.rows[0]!.gross).toBe('190000000');
   });
@@ -171,6 +184,15 @@ describe('GET /v1/balance_transactions', () => {
 
   it('filters by merchant, type and block-time range', async () => {
     expect((await all(`&merchant_id=${m2.external_id}`)).map((r) => r.type).sort()).toEqual(['payment_merchant_available', 'payment_platform_fee', 'payment_service_fee']);
+    // m1's refunds and releases come through the merchant filter too (refunds carry their order's merchant, migration 019).
+    const full = await all();
+    const mine = await all(`&merchant_id=${m1.external_id}`);
+    expect(mine.map((r) => r.id)).toEqual(full.filter((r) => r.merchant_id === m1.external_id).map((r) => r.id));
+    expect(mine.filter((r) => r.type.startsWith('refund_')).map((r) => r.refund_id).sort()).toEqual([o.rA.id, o.rA.id, o.rB.id].sort());
+    expect(mine.filter((r) => r.type.startsWith('reserve_')).map((r) => r.order_id).sort()).toEqual([o.B.id, o.D.id].sort());
+    const copied = await sql<{ n: number }>`select count(*)::int as n from refunds r join orders o on o.id = r.order_id
+      where r.merchant_external_id = o.merchant_external_id`.execute(h.db);
+    expect(copied.rows[0]!.n).toBe(2);
     expect((await all('&type=payment_platform_fee')).map((r) => r.amount)).toEqual(['1.50', '0.50', '2.50', '5.00']);
     const day1 = await all(`&from=${encodeURIComponent(at(D).toISOString())}&to=${encodeURIComponent(at(2 * D).toISOString())}`);
     expect(day1.map((r) => r.type).sort()).toEqual(['refund_from_reserve', 'refund_from_reserve', 'refund_from_submitter']);

@@ -8,7 +8,8 @@ const DAY_MS = 86_400_000;
  * reached, adding the payments and refunds in between to the closed sums (migration 016). Payments and refunds
  * carry their block time and the indexer applies blocks in order, so nothing can still arrive before that point.
  * Cheap when there is nothing to close (one indexed read); otherwise one transaction holding the closing row's
- * lock, so concurrent readers close each window once. The first call for a platform closes its whole history.
+ * lock, so concurrent closers (one worker per instance) close each window once. The first call for a platform closes
+ * its whole history.
  */
 export async function closeBalances(db: Db, platformId: string): Promise<void> {
   const { indexed, closed } = await balanceRepo.closingState(db, platformId);

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../lib/errors.js';
 import { formatUnits } from '../../lib/money.js';
-import { closeBalances, inClosedSnapshot } from './close-balances.js';
+import { inClosedSnapshot } from './close-balances.js';
 import { balanceRepo, type BalancePartRow } from './repo.js';
 import { toBig, toIso } from './serialize.js';
 
@@ -22,7 +22,8 @@ function add(s: Sums, r: BalancePartRow) {
 }
 
 /**
- * Platform-wide and per-merchant balances: closed sums plus what happened since (close-balances.ts), and the
+ * Platform-wide and per-merchant balances: closed sums plus what happened since (close-balances.ts; the closing
+ * worker moves the closing point, a read never writes), and the
  * reserve still held. Releasable is decided on the indexed chain time (the block time of the indexer's cursor),
  * never the wall clock. Released is what the reserves lost other than to refunds (reserve_hold − still held −
  * refunded from reserve): the router's own arithmetic (the ledger lists each release; the accounting test on
@@ -30,7 +31,6 @@ function add(s: Sums, r: BalancePartRow) {
  */
 export async function getBalance(db: Db, platformId: string, merchantId?: string) {
   if (merchantId !== undefined && !(await balanceRepo.merchantExists(db, platformId, merchantId))) throw notFound('merchant');
-  await closeBalances(db, platformId);
   const [parts, chainTime] = await Promise.all([
     inClosedSnapshot(db, platformId, (tx, closedUntil) => balanceRepo.balanceParts(tx, platformId, closedUntil, merchantId)),
     balanceRepo.chainTime(db, platformId),

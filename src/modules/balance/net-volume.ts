@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
 import { formatUnits } from '../../lib/money.js';
-import { closeBalances, inClosedSnapshot } from './close-balances.js';
+import { inClosedSnapshot } from './close-balances.js';
 import { balanceRepo } from './repo.js';
 import { toBig } from './serialize.js';
 
@@ -8,14 +9,13 @@ const DAY_MS = 86_400_000;
 
 /**
  * Per UTC day over the last `days` days ending with the chain's current day (the indexed cursor's block time;
- * `now` only when nothing is indexed yet): gross paid volume, refunds completed, net = gross − refunded.
+ * the service's clock only when nothing is indexed yet): gross paid volume, refunds completed, net = gross − refunded.
  * Every day appears, with zeros where nothing happened.
  */
-export async function netVolume(db: Db, platformId: string, days: number, now: () => Date) {
+export async function netVolume(db: Db, platformId: string, days: number, clock: Clock) {
   const chainTime = await balanceRepo.chainTime(db, platformId);
-  const today = Math.floor((chainTime ? new Date(chainTime) : now()).getTime() / DAY_MS) * DAY_MS;
+  const today = Math.floor((chainTime ? new Date(chainTime).getTime() : clock.ms()) / DAY_MS) * DAY_MS;
   const since = new Date(today - (days - 1) * DAY_MS);
-  await closeBalances(db, platformId);
   const rows = new Map((await inClosedSnapshot(db, platformId, (tx, closed) => balanceRepo.days(tx, platformId, since, closed))).map((r) => [r.day, r]));
   let gross = 0n;
   let refunded = 0n;

@@ -2,7 +2,10 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import type { BalanceTransactionType } from './schemas.js';
 
-/** All SQL of the balance module. It only reads: orders, refunds, settlements, settlement_items, chain tables. */
+/**
+ * All SQL of the balance module. It reads orders, refunds, settlements, settlement_items and chain tables, and writes
+ * only its own closing tables (balance_closings, balance_closed_*), from the closing worker (close-all.ts).
+ */
 
 type Int = bigint | string | number | null;
 /** One row per merchant and source: closed sums, live payments, live refunds, or reserves held (others null). */
@@ -43,10 +46,9 @@ export const balanceRepo = {
       from orders where platform_id = ${p} and paid_at is not null and paid_at >= ${since} ${merchantIs('merchant_external_id', m)}
       group by merchant_external_id
     union all
-    select 'refunds', o.merchant_external_id, null, null, null, sum(r.reserve_portion), sum(r.funding_required), null, null, null
-      from refunds r join orders o on o.id = r.order_id
-      where r.platform_id = ${p} and r.state = 'completed' and r.completed_at >= ${since} ${merchantIs('o.merchant_external_id', m)}
-      group by o.merchant_external_id
+    select 'refunds', merchant_external_id, null, null, null, sum(reserve_portion), sum(funding_required), null, null, null
+      from refunds where platform_id = ${p} and state = 'completed' and completed_at >= ${since} ${merchantIs('merchant_external_id', m)}
+      group by merchant_external_id
     union all
     select 'reserves', o.merchant_external_id, null, null, null, null, null, sum(o.reserve_remaining),
            coalesce(sum(o.reserve_remaining) filter (where o.reserve_release_at <= c.last_block_time), 0),
@@ -68,6 +70,10 @@ export const balanceRepo = {
     return { indexed: r?.indexed ? new Date(r.indexed) : null, closed: r?.closed ? new Date(r.closed) : null };
   },
 
+  /** Platforms with at least one paid order: the only ones a closing can add anything for. */
+  platformsToClose: async (db: Executor) =>
+    (await sql<{ id: string }>`select p.id from platforms p where exists (select 1 from orders o where o.platform_id = p.id and o.paid_at is not null) order by p.id`.execute(db)).rows.map((r) => r.id),
+
   closing: async (db: Executor, p: string) => {
     const t = (await sql<{ t: Date | string }>`select closed_until as t from balance_closings where platform_id = ${p}`.execute(db)).rows[0]?.t;
     return t === undefined ? null : new Date(t);
@@ -87,8 +93,8 @@ export const balanceRepo = {
       on conflict (platform_id, merchant_id) do update set gross = balance_closed_merchants.gross + excluded.gross,
         platform_fees = balance_closed_merchants.platform_fees + excluded.platform_fees, reserve_hold = balance_closed_merchants.reserve_hold + excluded.reserve_hold`.execute(tx);
     await sql`insert into balance_closed_merchants (platform_id, merchant_id, refunded_from_reserve, refunded_from_submitter)
-      select ${p}, o.merchant_external_id, sum(r.reserve_portion), sum(r.funding_required) from refunds r join orders o on o.id = r.order_id
-      where r.platform_id = ${p} and r.state = 'completed' and r.completed_at >= ${from} and r.completed_at < ${to} group by o.merchant_external_id
+      select ${p}, merchant_external_id, sum(reserve_portion), sum(funding_required) from refunds
+      where platform_id = ${p} and state = 'completed' and completed_at >= ${from} and completed_at < ${to} group by merchant_external_id
       on conflict (platform_id, merchant_id) do update set refunded_from_reserve = balance_closed_merchants.refunded_from_reserve + excluded.refunded_from_reserve,
         refunded_from_submitter = balance_closed_merchants.refunded_from_submitter + excluded.refunded_from_submitter`.execute(tx);
     await sql`insert into balance_closed_days (platform_id, day, gross, payments)
@@ -154,12 +160,12 @@ const refundLeg = (type: BalanceTransactionType, leg: string, amount: string, fr
   build: (f) => {
     const id = sql`('btx_' || substr(r.id, 4) || ${leg})`;
     return sql`select ${id} as id, ${type}::text as type, 'posted'::text as status, ${sql.ref(`r.${amount}`)} as amount,
-      ${from}::text as from_address, r.to_address, o.merchant_external_id as merchant_id, o.id as order_id,
+      ${from}::text as from_address, r.to_address, r.merchant_external_id as merchant_id, o.id as order_id,
       r.id as refund_id, null::text as settlement_id, o.chain_id, r.tx_hash, r.completed_at as block_time,
       'Refunded:' || lower(r.onchain_id) as event_key
       from refunds r join orders o on o.id = r.order_id
       where r.platform_id = ${f.platformId} and r.state = 'completed' and ${sql.ref(`r.${amount}`)} > 0
-      ${merchantIs('o.merchant_external_id', f.merchantId)} ${window('r.completed_at', id, f)}`;
+      ${merchantIs('r.merchant_external_id', f.merchantId)} ${window('r.completed_at', id, f)}`;
   },
 });
 
@@ -174,6 +180,7 @@ const releaseLeg = (type: BalanceTransactionType, leg: string, state: string): B
       s.tx_hash, s.confirmed_at as block_time, ${event} || lower(s.onchain_id) || ':' || lower(o.onchain_id) as event_key
       from settlements s join settlement_items i on i.settlement_id = s.id join orders o on o.id = i.order_id
       where s.confirmed_at is not null and i.platform_id = ${f.platformId} and i.state = ${state}
+      ${f.merchantId === undefined ? sql`` : sql`and o.platform_id = ${f.platformId} and o.paid_at is not null`}
       ${merchantIs('o.merchant_external_id', f.merchantId)} ${window('s.confirmed_at', id, f)}`;
   },
 });

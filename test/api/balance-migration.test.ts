@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeChain, merchant, order } from '../helpers/factories.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { pay } from './balance-fixtures.js';
+
+/** Migration 019 on a database whose refunds predate it: every refund gets its order's merchant, and new ones too. */
+const FILE = path.join(import.meta.dirname, '../../src/db/migrations/019_refund_merchant.sql');
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness(fakeChain());
+}, 60_000);
+afterAll(() => h?.close());
+
+const refund = async (key: string, orderId: string) => {
+  const r = await h.request('POST', '/v1/refunds', { key, body: { order_id: orderId, amount: '1.00' } });
+  expect(r.status).toBe(201);
+  return r.body.id as string;
+};
+const merchantsOfRefunds = async () => (await sql<{ id: string; m: string | null; om: string }>`
+  select r.id, r.merchant_external_id as m, o.merchant_external_id as om from refunds r join orders o on o.id = r.order_id order by r.id`.execute(h.db)).rows;
+
+describe('migration 019 (refunds carry their merchant)', () => {
+  it('backfills existing refunds from their orders, then fills new ones on insert', async () => {
+    const p = await h.platform();
+    const [m1, m2] = [await merchant(h, p.secretKey), await merchant(h, p.secretKey)];
+    const [a, b] = [await order(h, p.secretKey, m1.external_id, { amount: '10.00' }), await order(h, p.secretKey, m2.external_id, { amount: '10.00' })];
+    await pay(h, a, new Date('2026-05-01T00:00:00Z'));
+    await pay(h, b, new Date('2026-05-01T01:00:00Z'));
+    await refund(p.secretKey, a.id);
+    await refund(p.secretKey, b.id);
+    // The database as it was before 019 (the harness migrated it to the newest version).
+    await sql.raw(`drop trigger refunds_set_merchant on refunds; drop function refunds_set_merchant();
+      drop index refunds_merchant_completed_idx; alter table refunds drop column merchant_external_id`).execute(h.db);
+    await sql.raw(readFileSync(FILE, 'utf8')).execute(h.db);
+    const after = await merchantsOfRefunds();
+    expect(after.map((r) => r.m)).toEqual(after.map((r) => r.om));
+    expect(new Set(after.map((r) => r.m))).toEqual(new Set([m1.external_id, m2.external_id]));
+    await refund(p.secretKey, a.id);
+    const again = await merchantsOfRefunds();
+    expect(again).toHaveLength(3);
+    expect(again.every((r) => r.m === r.om)).toBe(true);
+  });
+});
