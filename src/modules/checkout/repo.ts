@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { CheckoutSessionsTable } from '../../db/schema.js';
@@ -33,6 +33,17 @@ export const sessionsRepo = {
       order: order satisfies OrderRow,
     };
   },
+
+  /** Completes the open (or expired) sessions of these orders, in one statement; returns the sessions completed. */
+  completeOfOrders: async (db: Executor, orderIds: string[], at: Date) =>
+    (await sql<Selectable<CheckoutSessionsTable>>`
+      update checkout_sessions set state = 'completed', completed_at = ${at.toISOString()}::timestamptz
+      where order_id = any(${orderIds}::text[]) and state in ('open', 'expired') returning *`.execute(db)).rows,
+
+  /** Expires the open sessions of these orders; returns the sessions expired. */
+  expireOfOrders: (db: Executor, orderIds: string[]) =>
+    db.updateTable('checkout_sessions').set({ state: 'expired' }).where('order_id', 'in', orderIds).where('state', '=', 'open')
+      .returningAll().execute(),
 
   findByOrderId: (db: Executor, orderId: string) =>
     db.selectFrom('checkout_sessions').selectAll().where('order_id', '=', orderId).executeTakeFirst(),
