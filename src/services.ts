@@ -119,6 +119,7 @@ export function createServices(deps: ServiceDeps) {
     merchants,
     invitations,
     orders,
+    orderTransitions,
     checkout,
     publicSessions,
     refunds,
