@@ -48,7 +48,4 @@ export const sessionsRepo = {
     return db.updateTable('checkout_sessions').set({ state: t.to })
       .where('order_id', '=', sql<string>`any(${orderIds}::text[])`).where('state', 'in', [...t.from]).returningAll().execute();
   },
-
-  findByOrderId: (db: Executor, orderId: string) =>
-    db.selectFrom('checkout_sessions').selectAll().where('order_id', '=', orderId).executeTakeFirst(),
 };
