@@ -7,10 +7,10 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createAuth } from './modules/accounts/auth.js';
 import { createChainsService } from './modules/chains/service.js';
 import { createPublicSessionCache, PUBLIC_SESSION_CHANNEL } from './modules/checkout/public-cache.js';
-import { createCheckoutService } from './modules/checkout/service.js';
+import { cacheFollowsOrders, createCheckoutService, sessionsFollowOrders } from './modules/checkout/index.js';
 import { createInvitationsService } from './modules/invitations/service.js';
 import { createMerchantsService } from './modules/merchants/service.js';
-import { createOrdersService } from './modules/orders/service.js';
+import { createOrdersService, createOrderTransitions } from './modules/orders/index.js';
 import { createIndexer, type IndexerHooks } from './modules/indexer/service.js';
 import { createHealthService } from './modules/health/service.js';
 import { createIdempotencyService } from './modules/idempotency/service.js';
@@ -50,7 +50,7 @@ export function createServices(deps: ServiceDeps) {
   const chains = createChainsService(config);
   const merchants = createMerchantsService(db, platforms);
   const invitations = createInvitationsService(db, config, platforms, merchants, chains);
-  const publicSessions = createPublicSessionCache();
+  const publicSessions = createPublicSessionCache({ now: clock.ms });
   // Instances that answer the public read hear about every change to it (migration 008), whoever made it.
   if (config.role !== 'worker') {
     let state: 'starting' | 'up' | 'down' = 'starting';
@@ -64,7 +64,11 @@ export function createServices(deps: ServiceDeps) {
       },
     });
   }
-  const orders = createOrdersService(db, config, chains, { onTransition: publicSessions.changing });
+  // Orders publish each transition inside its transaction; the public read's cache and checkout's sessions follow it.
+  const orderTransitions = createOrderTransitions();
+  orderTransitions.subscribe(cacheFollowsOrders(publicSessions));
+  orderTransitions.subscribe(sessionsFollowOrders);
+  const orders = createOrdersService({ db, config, chains, clock, transitions: orderTransitions });
   const router = createRouterClient(chains);
   const refunds = createRefundsService({ db, config, chains, orders, router, logger });
   const settlements = createSettlementsService({ db, config, chains, router, logger });
@@ -73,12 +77,12 @@ export function createServices(deps: ServiceDeps) {
   operatorTxs.register('refund', refunds.outcomeHandlers.refund);
   operatorTxs.register('refund_cancel', refunds.outcomeHandlers.refund_cancel);
   operatorTxs.register('settlement', settlements.onOutcome);
-  operatorTxs.register('order_cancel', orderCancelOutcomeHandler(logger));
+  operatorTxs.register('order_cancel', orderCancelOutcomeHandler(logger, clock));
   // Gasless payment: the relayer's transactions go through the same outbox (key 'relayer', purpose 'relay').
   const relay = createRelay({ db, config, chains, tokenDomains: createTokenDomains(), enqueue: operatorTxs.enqueue, logger });
   operatorTxs.register('relay', relay.onOutcome);
-  const checkout = createCheckoutService(db, config, chains, orders, relay.gasless, publicSessions);
-  const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel(db, router, logger, id, reason) };
+  const checkout = createCheckoutService({ db, config, chains, orders, gaslessOf: relay.gasless, cache: publicSessions });
+  const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel({ db, router, logger, clock }, id, reason) };
   const metrics = deps.metrics ?? createMetrics();
   // Refunds and settlements register what they apply for their chain events (see wiring below).
   const indexerHooks: IndexerHooks = {};
@@ -115,6 +119,7 @@ export function createServices(deps: ServiceDeps) {
     merchants,
     invitations,
     orders,
+    orderTransitions,
     checkout,
     publicSessions,
     refunds,

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTENER_APPLICATION_NAME, openPostgres } from '../../src/db/client.js';
+import { manualClock } from '../../src/lib/clock.js';
 import { ADMIN_TOKEN, TEST_DB, createHarness, type Harness } from '../helpers/harness.js';
 import { WALLETS, fakeChain, merchant } from '../helpers/factories.js';
 
@@ -9,6 +10,8 @@ import { WALLETS, fakeChain, merchant } from '../helpers/factories.js';
  * change to it (migration 008), and for a second otherwise. These tests change the rows behind the
  * instance's back, as another instance or worker would.
  */
+/** This instance's clock: the cache's lifetimes are moved with it, not waited for. */
+const clock = manualClock();
 let h: Harness;
 let p: Awaited<ReturnType<Harness['platform']>>;
 let m: { external_id: string; name: string };
@@ -21,7 +24,6 @@ const until = async (what: string, cond: () => Promise<boolean> | boolean, ms = 
     await new Promise((r) => setTimeout(r, 20));
   }
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function session(on: Harness = h) {
   const res = await on.request('POST', '/v1/checkout/sessions', { key: p.secretKey, body: { merchant_id: m.external_id, order_no: `pcn_${++seq}`, chain_id: 84532, token: 'USDC', amount: '12.00' } });
@@ -39,7 +41,7 @@ async function silently(on: Harness, write: (tx: Harness['db']) => Promise<unkno
 }
 
 beforeAll(async () => {
-  h = await createHarness(fakeChain());
+  h = await createHarness({ ...fakeChain(), clock });
   p = await h.platform({ name: 'Acme Market' });
   m = await merchant(h, p.secretKey, { name: 'Blue Bottle Goods' });
   await until('the LISTEN connection', () => h.services.publicSessions.isNotified());
@@ -55,7 +57,7 @@ describe('public session cache with NOTIFY', () => {
     expect((await read()).payer_address).toBeNull();
     // Without a notification the answer stays (the 1 s lifetime of an unnotified cache would have ended).
     await silently(h, (db) => db.updateTable('checkout_sessions').set({ payer_address: WALLETS.merchant2 }).where('id', '=', s.id).execute());
-    await sleep(1_300);
+    clock.advance(1_300);
     expect((await read()).payer_address).toBeNull();
     // The same kind of write with its trigger: every instance hears of it on commit.
     await h.db.updateTable('checkout_sessions').set({ cancel_url: 'https://shop.example/back' }).where('id', '=', s.id).execute();

@@ -28,10 +28,14 @@ const get = createRoute({
 
 export const orderRoutes = createRouter()
   .openapi(create, async (c) => {
-    const order = await c.get('services').orders.create(callerOf(c.get('principal')), c.req.valid('json'));
-    return c.json(serializeOrder(order), 201);
+    // The service records this body for an Idempotency-Key in the order's transaction: serialized once, here.
+    const { body } = await c.get('services').orders.create(callerOf(c.get('principal')), c.req.valid('json'), serializeOrder);
+    return c.json(body, 201);
   })
-  .openapi(list, async (c) => c.json(await c.get('services').orders.list(platformIdOf(c.get('principal')), c.req.valid('query')), 200))
+  .openapi(list, async (c) => {
+    const page = await c.get('services').orders.list(platformIdOf(c.get('principal')), c.req.valid('query'));
+    return c.json({ ...page, data: page.data.map(serializeOrder) }, 200);
+  })
   .openapi(summary, async (c) => c.json(await c.get('services').orders.summary(platformIdOf(c.get('principal'))), 200))
   .openapi(get, async (c) => {
     const order = await c.get('services').orders.get(platformIdOf(c.get('principal')), c.req.valid('param').id);

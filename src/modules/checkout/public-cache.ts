@@ -1,3 +1,6 @@
+import { systemClock } from '../../lib/clock.js';
+import { createChangeLog } from './public-cache-changes.js';
+
 /**
  * The public session read is what every buyer's page polls, every couple of seconds, for as long as it is
  * open. This keeps its serialised answer per token so that most polls are answered without a query.
@@ -23,102 +26,88 @@ export type PublicSessionCache = ReturnType<typeof createPublicSessionCache>;
 export const PUBLIC_SESSION_CHANNEL = 'trisettle_public_session';
 
 type Entry = { body: string; orderId: string; until: number };
+type Options = { ttlMs?: number; maxLifeMs?: number; holdMs?: number; maxEntries?: number; now?: () => number };
 
-export function createPublicSessionCache(opts: { ttlMs?: number; maxLifeMs?: number; holdMs?: number; maxEntries?: number; now?: () => number } = {}) {
+export function createPublicSessionCache(opts: Options = {}) {
   const ttlMs = opts.ttlMs ?? 1_000;
   const maxLifeMs = opts.maxLifeMs ?? 10 * 60_000;
-  const holdMs = opts.holdMs ?? 5_000;
   const maxEntries = opts.maxEntries ?? 10_000;
-  const now = opts.now ?? Date.now;
+  const now = opts.now ?? systemClock.ms;
+  const log = createChangeLog(opts.holdMs ?? 5_000);
+  const answers = createAnswers(maxEntries);
+  let notified = false;
+
+  function invalidate(orderId: string, held: boolean) {
+    answers.dropOrder(orderId);
+    log.order(orderId, held, now());
+  }
+  function invalidateAll() {
+    answers.clear();
+    log.all();
+  }
+
+  return {
+    /** Taken before the read's query; handed to `set` with its answer. */
+    ticket: log.ticket,
+    get: (tokenHash: string): string | undefined => answers.get(tokenHash, now()),
+    /** `expiresAt`: when the answer changes by itself (an open session is expired on read), or null. */
+    set(ticket: number, tokenHash: string, orderId: string, body: string, expiresAt: Date | null) {
+      const t = now();
+      if (!log.admits(ticket, orderId, t)) return;
+      const until = Math.min(t + (notified ? maxLifeMs : ttlMs), expiresAt?.getTime() ?? Infinity);
+      if (until > t) answers.put(tokenHash, { body, orderId, until });
+    },
+    /** This process is changing the order (or its session), in a transaction not yet committed. */
+    changing: (orderId: string) => invalidate(orderId, true),
+    /** A committed change, from NOTIFY: an order id, or '*' for anything. */
+    changed(payload: string) {
+      if (payload === '*') invalidateAll();
+      else invalidate(payload, false);
+    },
+    /** The LISTEN connection came up or went down: either way, what was kept may have missed a change. */
+    setNotified(up: boolean) {
+      notified = up;
+      invalidateAll();
+    },
+    isNotified: () => notified,
+    size: answers.size,
+    trackedChanges: log.size,
+  };
+}
+
+/** The stored answers by token hash, and the token of each order (one session per order). */
+function createAnswers(maxEntries: number) {
   const byToken = new Map<string, Entry>();
   const tokenOfOrder = new Map<string, string>();
-  let notified = false;
-  let seq = 0;
-  /** Everything invalidated at this number (start, listener up or down, a renamed merchant). */
-  let cutoff = 0;
-  /**
-   * Order id → the number of its last invalidation, when it was, and whether it was a change made here (not
-   * yet committed: nothing is stored for that order while the entry lives). Entries live `holdMs`, in
-   * insertion order, which is also time order.
-   */
-  const changes = new Map<string, { seq: number; at: number; held: boolean }>();
-
   function drop(tokenHash: string) {
     const e = byToken.get(tokenHash);
     if (!e) return;
     byToken.delete(tokenHash);
     tokenOfOrder.delete(e.orderId);
   }
-
-  function forget(t: number) {
-    for (const [id, c] of changes) {
-      if (c.at + holdMs > t) break;
-      changes.delete(id);
-      // A ticket older than a forgotten change can no longer be checked against it: refuse such tickets.
-      cutoff = Math.max(cutoff, c.seq);
-    }
-  }
-
-  function invalidate(orderId: string, hold: boolean) {
-    const t = now();
-    forget(t);
-    const tokenHash = tokenOfOrder.get(orderId);
-    if (tokenHash !== undefined) drop(tokenHash);
-    changes.delete(orderId); // re-inserted last, keeping the map in time order
-    changes.set(orderId, { seq: ++seq, at: t, held: hold });
-  }
-
-  function invalidateAll() {
-    byToken.clear();
-    tokenOfOrder.clear();
-    cutoff = ++seq;
-  }
-
   return {
-    /** Taken before the read's query; handed to `set` with its answer. */
-    ticket: (): number => seq,
-
-    get(tokenHash: string): string | undefined {
+    get(tokenHash: string, t: number): string | undefined {
       const e = byToken.get(tokenHash);
       if (!e) return undefined;
-      if (e.until > now()) return e.body;
+      if (e.until > t) return e.body;
       drop(tokenHash);
       return undefined;
     },
-
-    /** `expiresAt`: when the answer changes by itself (an open session is expired on read), or null. */
-    set(ticket: number, tokenHash: string, orderId: string, body: string, expiresAt: Date | null) {
-      const t = now();
-      forget(t); // every change still listed is younger than holdMs
-      if (ticket < cutoff) return;
-      const change = changes.get(orderId);
-      if (change && (change.held || change.seq > ticket)) return;
-      const until = Math.min(t + (notified ? maxLifeMs : ttlMs), expiresAt?.getTime() ?? Infinity);
-      if (until <= t) return;
+    put(tokenHash: string, e: Entry) {
       drop(tokenHash);
       // Map keeps insertion order: the oldest entry goes first when full.
       if (byToken.size >= maxEntries) drop(byToken.keys().next().value!);
-      byToken.set(tokenHash, { body, orderId, until });
-      tokenOfOrder.set(orderId, tokenHash);
+      byToken.set(tokenHash, e);
+      tokenOfOrder.set(e.orderId, tokenHash);
     },
-
-    /** This process is changing the order (or its session), in a transaction not yet committed. */
-    changing: (orderId: string) => invalidate(orderId, true),
-
-    /** A committed change, from NOTIFY: an order id, or '*' for anything. */
-    changed(payload: string) {
-      if (payload === '*') invalidateAll();
-      else invalidate(payload, false);
+    dropOrder(orderId: string) {
+      const tokenHash = tokenOfOrder.get(orderId);
+      if (tokenHash !== undefined) drop(tokenHash);
     },
-
-    /** The LISTEN connection came up or went down: either way, what was kept may have missed a change. */
-    setNotified(up: boolean) {
-      notified = up;
-      invalidateAll();
+    clear() {
+      byToken.clear();
+      tokenOfOrder.clear();
     },
-
-    isNotified: () => notified,
     size: () => byToken.size,
-    trackedChanges: () => changes.size,
   };
 }

@@ -1,8 +1,9 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { CheckoutSessionsTable } from '../../db/schema.js';
 import type { OrderRow } from '../orders/repo.js';
+import { SESSION_TRANSITIONS } from './state.js';
 
 const publicReadQuery = precompiled((db: Executor, tokenHash: string) =>
   db.selectFrom('checkout_sessions as s')
@@ -34,6 +35,17 @@ export const sessionsRepo = {
     };
   },
 
-  findByOrderId: (db: Executor, orderId: string) =>
-    db.selectFrom('checkout_sessions').selectAll().where('order_id', '=', orderId).executeTakeFirst(),
+  /** Completes the sessions of these orders (compare-and-set from SESSION_TRANSITIONS), in one statement; returns those completed. */
+  completeOfOrders: (db: Executor, orderIds: string[], at: Date) => {
+    const t = SESSION_TRANSITIONS.complete;
+    return db.updateTable('checkout_sessions').set({ state: t.to, completed_at: at })
+      .where('order_id', '=', sql<string>`any(${orderIds}::text[])`).where('state', 'in', [...t.from]).returningAll().execute();
+  },
+
+  /** Expires the open sessions of these orders (SESSION_TRANSITIONS), in one statement; returns those expired. */
+  expireOfOrders: (db: Executor, orderIds: string[]) => {
+    const t = SESSION_TRANSITIONS.expire;
+    return db.updateTable('checkout_sessions').set({ state: t.to })
+      .where('order_id', '=', sql<string>`any(${orderIds}::text[])`).where('state', 'in', [...t.from]).returningAll().execute();
+  },
 };

@@ -1,9 +1,10 @@
 import type { Hex } from 'viem';
 import type { Tx } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import { recordAlert } from '../alerts/service.js';
 import type { OperatorTxOutcome } from '../operator-txs/types.js';
-import type { OrdersService } from '../orders/service.js';
+import type { OrdersService } from '../orders/index.js';
 import { orderCancellationRepo } from './repo.js';
 
 export type PayOrderCancelledLog = { chainId: number; orderOnchainId: Hex; txHash: Hex; blockTime: Date };
@@ -29,10 +30,10 @@ export function applyPayOrderCancelledWith(orders: OrdersService, logger: Logger
 }
 
 /** Outcome of cancelOrders: success → the indexer fails it. A refusal clears the request so it can be asked again. */
-export function orderCancelOutcomeHandler(logger: Logger) {
+export function orderCancelOutcomeHandler(logger: Logger, clock: Clock) {
   return async (tx: Tx, o: OperatorTxOutcome): Promise<void> => {
     if (o.outcome === 'success') return;
-    await orderCancellationRepo.clearRequest(tx, o.refId);
+    await orderCancellationRepo.clearRequest(tx, o.refId, clock.now());
     await recordAlert(tx, o.chainId, 'order_cancel_failed', { order_id: o.refId, outcome: o.outcome, error: o.error, tx_hash: o.txHash });
     logger.error({ order_id: o.refId, outcome: o.outcome, error: o.error }, 'ALERT: cancelOrders was not executed; the order stays payable');
   };

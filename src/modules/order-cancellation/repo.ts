@@ -19,10 +19,10 @@ export const orderCancellationRepo = {
   lockByOnchainId: (tx: Executor, chainId: number, onchainId: string) =>
     x(tx).selectFrom('orders').selectAll().where('chain_id', '=', chainId).where('onchain_id', '=', onchainId).forUpdate().executeTakeFirst(),
 
-  markRequested: (tx: Executor, id: string, reason: string) =>
-    x(tx).updateTable('orders').set({ cancel_requested_at: new Date(), cancel_reason: reason, updated_at: new Date() })
+  markRequested: (tx: Executor, id: string, reason: string, now: Date) =>
+    x(tx).updateTable('orders').set({ cancel_requested_at: now, cancel_reason: reason, updated_at: now })
       .where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
 
-  clearRequest: (tx: Executor, id: string) =>
-    x(tx).updateTable('orders').set({ cancel_requested_at: null, updated_at: new Date() }).where('id', '=', id).where('state', '=', 'pending_payment').execute(),
+  clearRequest: (tx: Executor, id: string, now: Date) =>
+    x(tx).updateTable('orders').set({ cancel_requested_at: null, updated_at: now }).where('id', '=', id).where('state', '=', 'pending_payment').execute(),
 };

@@ -2,6 +2,7 @@ import { encodeFunctionData, type Address, type Hex } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import type { Db } from '../../db/client.js';
 import { AppError, notFound } from '../../lib/errors.js';
+import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import { describeError } from '../../lib/redact-urls.js';
 import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
@@ -17,7 +18,8 @@ const notPending = (o: CancellableOrder) =>
  * recorded and `cancelOrders([id])` enqueued for the operator sender, in one transaction; the order stays
  * pending_payment until the indexer applies PayOrderCancelled. Asking again while pending changes nothing.
  */
-export async function requestOrderCancel(db: Db, router: RouterClient, logger: Logger, id: string, reason: string): Promise<CancellableOrder> {
+export async function requestOrderCancel(deps: { db: Db; router: RouterClient; logger: Logger; clock: Clock }, id: string, reason: string): Promise<CancellableOrder> {
+  const { db, router, logger } = deps;
   const order = await orderCancellationRepo.find(db, id);
   if (!order) throw notFound('order');
   if (order.state !== 'pending_payment') throw notPending(order);
@@ -33,7 +35,7 @@ export async function requestOrderCancel(db: Db, router: RouterClient, logger: L
       chainId: locked.chain_id, purpose: 'order_cancel', refId: locked.id, to: locked.pay_to as Hex,
       calldata: encodeFunctionData({ abi: paymentRouterAbi, functionName: 'cancelOrders', args: [[locked.onchain_id as Hex]] }),
     });
-    return orderCancellationRepo.markRequested(tx, locked.id, reason);
+    return orderCancellationRepo.markRequested(tx, locked.id, reason, deps.clock.now());
   });
 }
 

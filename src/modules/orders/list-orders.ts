@@ -1,9 +1,8 @@
 import { getAddress, isAddress } from 'viem';
 import type { Executor } from '../../db/client.js';
-import { decodeCursor, toPage } from '../../db/pagination.js';
-import { ordersRepo, type OrderSearch } from './repo.js';
+import { decodeCursor, toPage, type Page } from '../../db/pagination.js';
+import { ordersRepo, type OrderRow, type OrderSearch } from './repo.js';
 import type { ListOrdersFilters } from './schemas.js';
-import { serializeOrder } from './serialize.js';
 
 /**
  * What a search term can be, decided from its shape so each form is one indexed equality: a 20-byte hex is
@@ -17,8 +16,9 @@ export function searchOf(q: string | undefined): OrderSearch | undefined {
   return { kind: 'text', value: q };
 }
 
-export async function listOrders(deps: { db: Executor }, platformId: string, q: ListOrdersFilters) {
+/** GET /v1/orders: a page of the platform's orders, newest first (rows: the route serializes). */
+export async function listOrders(deps: { db: Executor }, platformId: string, q: ListOrdersFilters): Promise<Page<OrderRow>> {
   const filters = { state: q.state, merchantExternalId: q.merchant_id, search: searchOf(q.q), from: q.from, to: q.to };
   const rows = await ordersRepo.list(deps.db, platformId, filters, q.limit, decodeCursor(q.cursor));
-  return toPage(rows, q.limit, serializeOrder);
+  return toPage(rows, q.limit, (row) => row);
 }

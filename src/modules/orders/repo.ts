@@ -2,7 +2,8 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { Cursor } from '../../db/pagination.js';
-import type { CheckoutSessionsTable, OrderState, OrdersTable } from '../../db/schema.js';
+import type { OrderState, OrdersTable } from '../../db/schema.js';
+import { ORDER_TRANSITIONS } from './state.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -124,9 +125,13 @@ export const ordersRepo = {
   },
 
   /** Compare-and-set: the update happens only from one of the allowed states; no row → caller re-reads. */
-  transition: (db: Executor, id: string, from: readonly OrderState[], set: Updateable<OrdersTable>) =>
-    db.updateTable('orders').set({ ...set, updated_at: new Date() })
+  transition: (db: Executor, id: string, from: readonly OrderState[], set: Updateable<OrdersTable>, now: Date) =>
+    db.updateTable('orders').set({ ...set, updated_at: now })
       .where('id', '=', id).where('state', 'in', from as OrderState[]).returningAll().executeTakeFirst(),
+
+  /** The order with this on-chain id, locked (the indexer's one-log OrderPaid path). */
+  lockByOnchainId: (db: Executor, onchainId: string) =>
+    db.selectFrom('orders').selectAll().where('onchain_id', '=', onchainId).forUpdate().executeTakeFirst(),
 
   /** The orders with these on-chain ids, locked (in id order) for the indexer's batched OrderPaid path. */
   lockByOnchainIds: async (db: Executor, onchainIds: string[]) =>
@@ -134,26 +139,22 @@ export const ordersRepo = {
 
   /**
    * The `paid` transition for many orders in one statement (UPDATE … FROM unnest): each row moves only from
-   * pending_payment or expired (compare-and-set, as `transition`); the rows that moved are returned.
+   * the states ORDER_TRANSITIONS.paid leaves (compare-and-set, as `transition`); the rows that moved are returned.
    */
   markPaidMany: async (db: Executor, p: { id: string[]; paidBy: string[]; txHash: string[]; block: string[]; paidAt: string[]; releaseAt: string[] }, now: Date) =>
     (await sql<OrderRow>`
-      update orders o set state = 'confirmed', paid_by = u.paid_by, tx_hash = u.tx_hash, block_number = u.block::int8,
+      update orders o set state = ${ORDER_TRANSITIONS.paid.to}, paid_by = u.paid_by, tx_hash = u.tx_hash, block_number = u.block::int8,
         paid_at = u.paid_at::timestamptz, confirmed_at = ${now.toISOString()}::timestamptz, reserve_remaining = o.reserve_hold,
         reserve_release_at = u.release_at::timestamptz, updated_at = ${now.toISOString()}::timestamptz
       from unnest(${p.id}::text[], ${p.paidBy}::text[], ${p.txHash}::text[], ${p.block}::text[], ${p.paidAt}::text[], ${p.releaseAt}::text[])
         as u(id, paid_by, tx_hash, block, paid_at, release_at)
-      where o.id = u.id and o.state in ('pending_payment', 'expired')
+      where o.id = u.id and o.state = any(${[...ORDER_TRANSITIONS.paid.from]}::text[])
       returning o.*`.execute(db)).rows,
 
-  /** Completes the open (or expired) sessions of these orders; returns the sessions completed. */
-  completeSessionsOf: async (db: Executor, orderIds: string[], now: Date) =>
-    (await sql<Selectable<CheckoutSessionsTable>>`
-      update checkout_sessions set state = 'completed', completed_at = ${now.toISOString()}::timestamptz
-      where order_id = any(${orderIds}::text[]) and state in ('open', 'expired') returning *`.execute(db)).rows,
-
-  /** Due pending orders, locked so concurrent sweepers (several instances) take disjoint rows. */
-  /** Pending orders of the chain whose deadline (last second payable) is before `indexedUntil`. */
+  /**
+   * Pending orders of the chain whose deadline (last second payable) is before `indexedUntil`, locked so
+   * concurrent sweepers (several instances) take disjoint rows.
+   */
   lockDue: (db: Executor, chainId: number, indexedUntil: Date, limit: number) =>
     db.selectFrom('orders').select(['id']).where('state', '=', 'pending_payment').where('chain_id', '=', chainId)
       .where('deadline_at', '<', indexedUntil).orderBy('deadline_at').limit(limit).forUpdate().skipLocked().execute(),

@@ -1,0 +1,44 @@
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { AppError } from '../../lib/errors.js';
+import { sha256Hex } from '../../lib/ids.js';
+import type { ChainsService } from '../chains/service.js';
+import type { OrderRow } from '../orders/repo.js';
+import type { GaslessView } from '../relay/gasless-view.js';
+import type { PublicSessionCache } from './public-cache.js';
+import { sessionsRepo } from './repo.js';
+import { serializePublicSession } from './serialize.js';
+
+/** The session read's `gasless` block for an order (modules/relay gaslessView), passed in by services.ts. */
+export type GaslessOf = (order: OrderRow) => Promise<GaslessView>;
+export type PublicReadDeps = { db: Db; config: Config; chains: ChainsService; gaslessOf: GaslessOf; cache?: PublicSessionCache | undefined };
+
+const noSession = () => new AppError('not_found', 'No such checkout session.');
+
+/**
+ * GET /v1/checkout/sessions/{token}, as JSON text: polled by every buyer's page, so answered from `cache`
+ * when it can be. Past expires_at on the wall clock the session stays open until the indexed chain has passed
+ * the deadline (orders expireDue): a payment mined in time may still be on its way to confirmation depth.
+ */
+export async function getPublicSessionJson(deps: PublicReadDeps, token: string): Promise<string> {
+  if (!token.startsWith('cs_live_')) throw noSession();
+  const hash = sha256Hex(token);
+  const cached = deps.cache?.get(hash);
+  if (cached !== undefined) return cached;
+  const ticket = deps.cache?.ticket() ?? 0;
+  const found = await sessionsRepo.findPublic(deps.db, hash);
+  if (!found) throw noSession();
+  const chain = deps.chains.get(found.order.chain_id);
+  const json = JSON.stringify(serializePublicSession(found, chain, await deps.gaslessOf(found.order), deps.config.env === 'devnet'));
+  // Kept until the session changes (NOTIFY on expiry or payment), not until expires_at: the state does not
+  // change on the wall clock.
+  deps.cache?.set(ticket, hash, found.session.order_id, json, null);
+  return json;
+}
+
+/** The order behind a session token (the public relay endpoint is keyed by it); 404 as the read. */
+export async function orderIdOfSessionToken(deps: { db: Db }, token: string): Promise<string> {
+  const found = token.startsWith('cs_live_') ? await sessionsRepo.findPublic(deps.db, sha256Hex(token)) : undefined;
+  if (!found) throw noSession();
+  return found.order.id;
+}

@@ -1,0 +1,27 @@
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import type { ChainsService } from '../chains/service.js';
+import type { Caller, OrdersService } from '../orders/index.js';
+import { createSession, type CreateSessionInput } from './create-session.js';
+import { getPublicSessionJson, orderIdOfSessionToken, type GaslessOf } from './get-public.js';
+import type { PublicSessionCache } from './public-cache.js';
+
+export type { CreateSessionInput } from './create-session.js';
+export type { GaslessOf } from './get-public.js';
+export { cacheFollowsOrders, sessionsFollowOrders } from './follow-orders.js';
+
+/**
+ * The checkout service: each operation is a function of its own file, bound here to its dependencies.
+ * Sessions follow their orders through OrderTransitioned (follow-orders.ts, subscribed in services.ts).
+ */
+export function createCheckoutService(deps: {
+  db: Db; config: Config; chains: ChainsService; orders: OrdersService; gaslessOf: GaslessOf; cache?: PublicSessionCache | undefined;
+}) {
+  return {
+    create: (caller: Caller, input: CreateSessionInput) => createSession(deps, caller, input),
+    orderIdOfToken: (token: string) => orderIdOfSessionToken(deps, token),
+    readPublicJson: (token: string) => getPublicSessionJson(deps, token),
+  };
+}
+
+export type CheckoutService = ReturnType<typeof createCheckoutService>;

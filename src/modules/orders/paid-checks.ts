@@ -1,0 +1,43 @@
+import type { Executor } from '../../db/client.js';
+import { recordAlert } from '../alerts/service.js';
+import type { OrderPaidEvent } from './paid-event.js';
+import type { OrderRow } from './repo.js';
+import { canTransition } from './state.js';
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The fields of a payment that differ from the order the service signed (empty: it matches to the unit). */
+export function paidMismatches(order: OrderRow, ev: OrderPaidEvent): string[] {
+  return [
+    order.chain_id !== ev.chainId && 'chain_id',
+    !same(order.token_address, ev.token) && 'token',
+    order.amount !== ev.amount && 'amount',
+    order.service_fee !== ev.serviceFee && 'service_fee',
+    order.platform_fee !== ev.platformFee && 'platform_fee',
+    order.reserve_hold !== ev.reserveHold && 'reserve_hold',
+    !same(order.merchant_wallet, ev.merchant) && 'merchant',
+    !same(order.platform_wallet, ev.platform) && 'platform',
+    order.payer_address !== null && !same(order.payer_address, ev.payer) && 'payer',
+  ].filter((f): f is string => typeof f === 'string');
+}
+
+/**
+ * Whether an OrderPaid cannot confirm its order: unknown, not what was signed, or in a state 'paid' does not
+ * leave from (ORDER_TRANSITIONS). Each refusal is recorded as an alert (in `tx`) and never confirmed.
+ */
+export async function refusePaid(tx: Executor, order: OrderRow | undefined, ev: OrderPaidEvent): Promise<boolean> {
+  if (!order) {
+    await recordAlert(tx, ev.chainId, 'unknown_order', { order_onchain_id: ev.orderId, tx_hash: ev.txHash });
+    return true;
+  }
+  const mismatches = paidMismatches(order, ev);
+  if (mismatches.length > 0) {
+    await recordAlert(tx, ev.chainId, 'paid_mismatch', { order_id: order.id, fields: mismatches, tx_hash: ev.txHash, amount: ev.amount });
+    return true;
+  }
+  if (!canTransition(order.state, 'paid')) {
+    await recordAlert(tx, ev.chainId, 'paid_unexpected_state', { order_id: order.id, state: order.state, tx_hash: ev.txHash });
+    return true;
+  }
+  return false;
+}
