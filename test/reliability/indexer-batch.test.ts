@@ -18,7 +18,7 @@ afterAll(async () => {
 
 const indexer = (faults?: Parameters<typeof createIndexer>[0]['faults']) => {
   const s = f.h.services;
-  return createIndexer({ db: f.h.db, config: f.h.config, chains: s.chains, orders: s.orders, hooks: () => s.indexerHooks, logger: s.logger, metrics: s.metrics, batchSize: 2, faults });
+  return createIndexer({ db: f.h.db, config: f.h.config, chains: s.chains, handlers: s.chainEvents, logger: s.logger, metrics: s.metrics, batchSize: 2, faults });
 };
 
 async function platformWithOrders(tag: string, n: number) {
