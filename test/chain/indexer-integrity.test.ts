@@ -194,28 +194,26 @@ describe('new router events', () => {
       OrderPaid: async (tx, es) => (paid.push(...es), s.chainEvents.OrderPaid(tx, es)),
     };
     const indexer = createIndexer({ db: h.db, config: h.config, chains: s.chains, handlers, logger: s.logger, metrics: s.metrics });
-    {
-      const operator = chain.walletClientFor(privateKeyToAccount(operatorKey));
-      const orderId = keccak256(toHex('cancel-me'));
-      const refundId = keccak256(toHex('cancel-refund'));
-      const c1 = await operator.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'cancelOrders', args: [[orderId]] });
-      const r1 = await chain.confirm(c1);
-      const c2 = await operator.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'cancelRefund', args: [refundId] });
-      const r2 = await chain.confirm(c2);
-      const o = await paidOrder('release');
-      await chain.mine(1);
-      await indexer.runOnce(CHAIN);
-      const time = async (n: bigint) => new Date(Number((await chain.publicClient.getBlock({ blockNumber: n })).timestamp) * 1000);
-      expect(cancelled).toEqual([
-        { chainId: CHAIN, orderOnchainId: orderId, txHash: c1, blockTime: await time(r1.blockNumber) },
-        { chainId: CHAIN, refundOnchainId: refundId, txHash: c2, blockTime: await time(r2.blockNumber) },
-      ]);
-      const block = await chain.publicClient.getBlock({ blockNumber: o.block });
-      const hold = await chain.publicClient.readContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'reserveHoldSeconds' });
-      expect(paid.at(-1)!.releaseAfter).toBe(block.timestamp + hold);
-      expect(await h.db.selectFrom('chain_logs').select('event_key').where('event_name', 'in', ['PayOrderCancelled', 'RefundCancelled']).execute())
-        .toEqual(expect.arrayContaining([{ event_key: `PayOrderCancelled:${orderId}` }, { event_key: `RefundCancelled:${refundId}` }]));
-    }
+    const operator = chain.walletClientFor(privateKeyToAccount(operatorKey));
+    const orderId = keccak256(toHex('cancel-me'));
+    const refundId = keccak256(toHex('cancel-refund'));
+    const c1 = await operator.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'cancelOrders', args: [[orderId]] });
+    const r1 = await chain.confirm(c1);
+    const c2 = await operator.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'cancelRefund', args: [refundId] });
+    const r2 = await chain.confirm(c2);
+    const o = await paidOrder('release');
+    await chain.mine(1);
+    await indexer.runOnce(CHAIN);
+    const time = async (n: bigint) => new Date(Number((await chain.publicClient.getBlock({ blockNumber: n })).timestamp) * 1000);
+    expect(cancelled).toEqual([
+      { chainId: CHAIN, orderOnchainId: orderId, txHash: c1, blockTime: await time(r1.blockNumber) },
+      { chainId: CHAIN, refundOnchainId: refundId, txHash: c2, blockTime: await time(r2.blockNumber) },
+    ]);
+    const block = await chain.publicClient.getBlock({ blockNumber: o.block });
+    const hold = await chain.publicClient.readContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'reserveHoldSeconds' });
+    expect(paid.at(-1)!.releaseAfter).toBe(block.timestamp + hold);
+    expect(await h.db.selectFrom('chain_logs').select('event_key').where('event_name', 'in', ['PayOrderCancelled', 'RefundCancelled']).execute())
+      .toEqual(expect.arrayContaining([{ event_key: `PayOrderCancelled:${orderId}` }, { event_key: `RefundCancelled:${refundId}` }]));
   });
 
   it('an event the handler table has no entry for is an unhandled_event alert', async () => {
