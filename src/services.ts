@@ -11,7 +11,7 @@ import { cacheFollowsOrders, createCheckoutService, sessionsFollowOrders } from 
 import { createInvitationsService } from './modules/invitations/service.js';
 import { createMerchantsService } from './modules/merchants/service.js';
 import { createOrdersService, createOrderTransitions } from './modules/orders/index.js';
-import { createIndexer, type IndexerHooks } from './modules/indexer/service.js';
+import { createIndexer, type ChainEventHandlers } from './modules/indexer/service.js';
 import { createHealthService } from './modules/health/service.js';
 import { createIdempotencyService } from './modules/idempotency/service.js';
 import { createKeysService } from './modules/keys/service.js';
@@ -19,6 +19,7 @@ import { createPlatformsService } from './modules/platforms/service.js';
 import { createEventsService } from './modules/events/service.js';
 import { createWebhooksService } from './modules/webhooks/service.js';
 import { createWebhookSecrets } from './modules/webhooks/secrets.js';
+import { createWebhookDeliverer } from './modules/webhooks/deliver.js';
 import { createRefundsService } from './modules/refunds/service.js';
 import { createRouterClient } from './modules/settlements/router-client.js';
 import { createSettlementsService } from './modules/settlements/service.js';
@@ -84,23 +85,26 @@ export function createServices(deps: ServiceDeps) {
   const checkout = createCheckoutService({ db, config, chains, orders, gaslessOf: relay.gasless, cache: publicSessions });
   const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel({ db, router, logger, clock }, id, reason) };
   const metrics = deps.metrics ?? createMetrics();
-  // Refunds and settlements register what they apply for their chain events (see wiring below).
-  const indexerHooks: IndexerHooks = {};
-  Object.assign(indexerHooks, {
-    applyRefunded: refunds.applyRefunded,
-    applyReserveReleased: settlements.applyReserveReleased,
-    applyReserveReleaseFailed: settlements.applyReserveReleaseFailed,
-    applyBatchSettled: settlements.applyBatchSettled,
-    applyPayOrderCancelled: applyPayOrderCancelledWith(orders, logger),
-    applyRefundCancelled: refunds.applyRefundCancelled,
-  } satisfies IndexerHooks);
+  // Every router event reaches the module that owns it the same way: one table, fixed here (indexer/handlers.ts).
+  const chainEvents: ChainEventHandlers = {
+    OrderPaid: (tx, events) => orders.applyPaidMany(tx, events),
+    Refunded: (tx, e) => refunds.applyRefunded(tx, e),
+    ReserveReleased: (tx, e) => settlements.applyReserveReleased(tx, e),
+    ReserveReleaseFailed: (tx, e) => settlements.applyReserveReleaseFailed(tx, e),
+    BatchSettled: (tx, e) => settlements.applyBatchSettled(tx, e),
+    PayOrderCancelled: applyPayOrderCancelledWith(orders, logger),
+    RefundCancelled: (tx, e) => refunds.applyRefundCancelled(tx, e),
+  };
   // Webhook secrets at rest: WEBHOOK_SEAL_KEYS, else a key derived from the auth secret (modules/webhooks/secrets.ts).
   // BETTER_AUTH_SECRET may list the current secret and previous ones (rotation, docs/security.md).
   const authSecrets = deps.authSecret.split(',').map((s) => s.trim());
   const webhookSecrets = createWebhookSecrets(config.webhookSealKeys.length ? config.webhookSealKeys : authSecrets);
   const balance = createBalanceService({ db, serviceTreasury: () => config.serviceTreasury, clock });
   const exportsService = createExportsService({ db, balance });
-  const indexer = createIndexer({ db, config, chains, orders, hooks: () => indexerHooks, logger, metrics });
+  // Built here, started by the workers: the indexer pokes it after a commit that wrote outbox rows.
+  const deliverer = createWebhookDeliverer({ db, config, logger, secrets: webhookSecrets, metrics, clock },
+    { disableAfterMs: config.webhookDisableAfterDays * 86_400_000 });
+  const indexer = createIndexer({ db, config, chains, handlers: chainEvents, afterCommit: () => deliverer.poke(), logger, metrics, clock });
   return {
     config,
     database,
@@ -130,7 +134,8 @@ export function createServices(deps: ServiceDeps) {
     relay,
     orderCancellation,
     indexer,
-    indexerHooks,
+    chainEvents,
+    deliverer,
   };
 }
 

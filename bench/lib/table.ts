@@ -36,7 +36,13 @@ export function printTable(r: any) {
     }
     table('Checkout sessions', ['db', 'op', 'conc', 'per s', 'p50', 'p99'], rows);
   }
-  if (r.indexer) {
+  if (r.indexer?.memory) {
+    for (const m of r.indexer.memory) {
+      table(`Indexer memory, ${m.logs} logs (synthetic node) on ${m.db}: ${m.per_s}/s, RSS ${m.rss_before_mib} → peak ${m.rss_peak_mib} MiB, heap ${m.heap_before_mib} → peak ${m.heap_peak_mib} MiB, load ${m.load_avg}`,
+        ['logs applied', 's', 'RSS MiB', 'heap MiB'], m.checkpoints.map((c: any) => [c.logs, c.seconds, c.rss_mib, c.heap_mib]));
+    }
+  }
+  if (r.indexer?.backlog) {
     const rows = (r.indexer.backlog ?? []).map((x: any) => [x.db, x.logs, x.seconds, x.per_s, x.limit?.per_s, x.ratio, x.rss_peak_mib]);
     table(`Indexer backlog (${r.indexer.generation?.logs ?? '?'} OrderPaid logs, generated at ${r.indexer.generation?.tx_per_s ?? '?'} tx/s)`, ['db', 'logs', 's', 'events/s', 'set-based SQL limit/s', 'ratio', 'RSS peak MiB'], rows);
     if (r.indexer.latency) {

@@ -212,6 +212,13 @@ async function latency(s: Setup, chain: TestChain, receiver: Receiver, buyers: L
 }
 
 export async function benchIndexer(o: { logs: number; dbs: DbKind[] }) {
+  const memoryLogs = Number(process.env.BENCH_INDEXER_MEMORY_LOGS ?? 0);
+  if (memoryLogs > 0) {
+    const { benchIndexerMemory } = await import('./indexer-memory.js');
+    const memory = [];
+    for (const kind of o.dbs) memory.push(await benchIndexerMemory({ logs: memoryLogs, kind }));
+    return { memory };
+  }
   log('indexer: starting anvil (interval mining, 1 s blocks)');
   const chain = await startTestChain({ buyers: BUYERS });
   const receiver = await startReceiver(true);

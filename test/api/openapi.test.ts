@@ -338,7 +338,7 @@ describe('responses match the document', () => {
     await call('GET', '/_/unmatched-transfers', { key }, 401);
     await call('POST', `/_/orders/${order.body.id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'document check' } }, 202);
     // No chain here: the indexer's PayOrderCancelled is applied as the indexer would, then the order is failed.
-    await h.db.transaction().execute((tx) => h.services.indexerHooks.applyPayOrderCancelled!(tx, { chainId: 84532, orderOnchainId: order.body.eip712.message.orderId, txHash: `0x${'ef'.repeat(32)}`, blockTime: new Date() }));
+    await h.db.transaction().execute((tx) => h.services.chainEvents.PayOrderCancelled(tx, { chainId: 84532, orderOnchainId: order.body.eip712.message.orderId, txHash: `0x${'ef'.repeat(32)}`, blockTime: new Date() }));
     await call('POST', `/_/orders/${order.body.id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'again' } }, 409);
     const metrics = await h.request('GET', '/metrics', { key: ADMIN_TOKEN });
     expect(metrics.status).toBe(200);

@@ -118,7 +118,7 @@ describe.runIf(TEST_DB === 'postgres')('public session cache across instances (P
     const failed = await other.request('POST', `/_/orders/${s.order_id}/fail`, { key: ADMIN_TOKEN, body: { reason: 'fraud review' } });
     expect(failed.status).toBe(202);
     const orderOnchainId = (await there()).order.eip712.message.orderId;
-    await other.db.transaction().execute((tx) => other.services.indexerHooks.applyPayOrderCancelled!(tx, { chainId: 84532, orderOnchainId, txHash: `0x${'cd'.repeat(32)}`, blockTime: new Date() }));
+    await other.db.transaction().execute((tx) => other.services.chainEvents.PayOrderCancelled(tx, { chainId: 84532, orderOnchainId, txHash: `0x${'cd'.repeat(32)}`, blockTime: new Date() }));
     await until('the failed order on this instance', async () => (await here()).order.state === 'failed');
     expect((await there()).order.state).toBe('failed');
   });

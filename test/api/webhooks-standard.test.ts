@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/modules/events/service.js';
 import { createWebhookDeliverer, type DelivererOptions } from '../../src/modules/webhooks/deliver.js';
 import { verifySignature } from '../../src/modules/webhooks/sign.js';
+import { manualClock, type Clock } from '../../src/lib/clock.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -30,8 +31,8 @@ async function endpoint(key: string, url: string, subscribed_events: string[] = 
   expect(res.status).toBe(201);
   return res.body as { id: string; secret: string };
 }
-const deliverer = (opts: DelivererOptions = {}) =>
-  createWebhookDeliverer({ db: h.db, config: { env: 'devnet' }, logger: h.services.logger, secrets: h.services.webhookSecrets }, { ...FAST, ...opts });
+const deliverer = (opts: DelivererOptions = {}, clock?: Clock) =>
+  createWebhookDeliverer({ db: h.db, config: { env: 'devnet' }, logger: h.services.logger, secrets: h.services.webhookSecrets, clock }, { ...FAST, ...opts });
 const emit = (platformId: string, id: string) => emitEvent(h.db, { platformId, type: 'order.confirmed', data: { object: { id, object: 'order' } } });
 
 describe('Standard Webhooks headers', () => {
@@ -76,8 +77,8 @@ describe('disabling an endpoint that keeps failing', () => {
     const watcher = await receiver(200);
     const failing = await endpoint(p.secretKey, bad.url(), ['order.confirmed']);
     await endpoint(p.secretKey, watcher.url(), ['webhook_endpoint.disabled']);
-    let now = new Date('2026-11-01T00:00:00Z');
-    const d = deliverer({ now: () => now });
+    const clock = manualClock(new Date('2026-11-01T00:00:00Z'));
+    const d = deliverer({}, clock);
     const row = () => h.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', failing.id).executeTakeFirstOrThrow();
 
     await emit(p.platformId, 'ord_f1');
@@ -85,23 +86,23 @@ describe('disabling an endpoint that keeps failing', () => {
     expect((await row()).failing_since?.toISOString()).toBe('2026-11-01T00:00:00.000Z');
 
     // A success in between ends the run: the 5 days count from the next failure.
-    now = new Date('2026-11-03T00:00:00Z');
+    clock.set(new Date('2026-11-03T00:00:00Z'));
     bad.reply({ status: 200 });
     await emit(p.platformId, 'ord_f2');
     await d.runOnce();
     expect((await row()).failing_since).toBeNull();
-    now = new Date('2026-11-04T00:00:00Z');
+    clock.set(new Date('2026-11-04T00:00:00Z'));
     await emit(p.platformId, 'ord_f3');
     await d.runOnce();
     expect((await row()).failing_since?.toISOString()).toBe('2026-11-04T00:00:00.000Z');
 
-    now = new Date('2026-11-08T23:59:59Z'); // 4 days 23:59:59 of failures: still enabled
+    clock.set(new Date('2026-11-08T23:59:59Z')); // 4 days 23:59:59 of failures: still enabled
     await emit(p.platformId, 'ord_f4');
     await d.runOnce();
     expect((await row()).disabled_at).toBeNull();
     expect((await h.request('GET', `/v1/webhooks/endpoints/${failing.id}`, { key: p.secretKey })).body.status).toBe('enabled');
 
-    now = new Date('2026-11-09T00:00:00Z'); // 5 days
+    clock.set(new Date('2026-11-09T00:00:00Z')); // 5 days
     await emit(p.platformId, 'ord_f5');
     await d.runOnce();
     const disabled = await row();

@@ -3,6 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
 import { indexedUntil } from '../../src/modules/indexer/repo.js';
+import { createIndexer, type ChainEventHandlers } from '../../src/modules/indexer/service.js';
 import { authoriseServiceKeys, startTestChain, type TestChain } from '../helpers/chain.js';
 import { payAsBuyer, setupPlatform } from '../helpers/flow.js';
 import { ADMIN_TOKEN, createHarness, type Harness } from '../helpers/harness.js';
@@ -181,47 +182,48 @@ describe('USDC sent straight to the router', () => {
 });
 
 describe('new router events', () => {
-  it('PayOrderCancelled and RefundCancelled reach their hooks with the chain time; OrderPaid carries releaseAfter', async () => {
+  it('PayOrderCancelled and RefundCancelled reach their handlers with the chain time; OrderPaid carries releaseAfter', async () => {
     const cancelled: unknown[] = [];
-    h.services.indexerHooks.applyPayOrderCancelled = async (_tx, e) => void cancelled.push(e);
-    h.services.indexerHooks.applyRefundCancelled = async (_tx, e) => void cancelled.push(e);
-    // OrderPaid runs go through the set-based path (issue 20); the event it is handed is the same shape.
-    const applyPaidMany = h.services.orders.applyPaidMany;
     const paid: { releaseAfter: bigint }[] = [];
-    h.services.orders.applyPaidMany = async (tx, es) => (paid.push(...es), applyPaidMany(tx, es));
-    try {
-      const operator = chain.walletClientFor(privateKeyToAccount(operatorKey));
-      const orderId = keccak256(toHex('cancel-me'));
-      const refundId = keccak256(toHex('cancel-refund'));
-      const c1 = await operator.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'cancelOrders', args: [[orderId]] });
-      const r1 = await chain.confirm(c1);
-      const c2 = await operator.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'cancelRefund', args: [refundId] });
-      const r2 = await chain.confirm(c2);
-      const o = await paidOrder('release');
-      await chain.mine(1);
-      await index();
-      const time = async (n: bigint) => new Date(Number((await chain.publicClient.getBlock({ blockNumber: n })).timestamp) * 1000);
-      expect(cancelled).toEqual([
-        { chainId: CHAIN, orderOnchainId: orderId, txHash: c1, blockTime: await time(r1.blockNumber) },
-        { chainId: CHAIN, refundOnchainId: refundId, txHash: c2, blockTime: await time(r2.blockNumber) },
-      ]);
-      const block = await chain.publicClient.getBlock({ blockNumber: o.block });
-      const hold = await chain.publicClient.readContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'reserveHoldSeconds' });
-      expect(paid.at(-1)!.releaseAfter).toBe(block.timestamp + hold);
-      expect(await h.db.selectFrom('chain_logs').select('event_key').where('event_name', 'in', ['PayOrderCancelled', 'RefundCancelled']).execute())
-        .toEqual(expect.arrayContaining([{ event_key: `PayOrderCancelled:${orderId}` }, { event_key: `RefundCancelled:${refundId}` }]));
-    } finally {
-      h.services.orders.applyPaidMany = applyPaidMany;
-      delete h.services.indexerHooks.applyPayOrderCancelled;
-      delete h.services.indexerHooks.applyRefundCancelled;
-    }
+    const s = h.services;
+    // OrderPaid runs go through the set-based path (issue 20); the batch it is handed has the single event's shape.
+    const handlers: ChainEventHandlers = {
+      ...s.chainEvents,
+      PayOrderCancelled: async (_tx, e) => void cancelled.push(e),
+      RefundCancelled: async (_tx, e) => void cancelled.push(e),
+      OrderPaid: async (tx, es) => (paid.push(...es), s.chainEvents.OrderPaid(tx, es)),
+    };
+    const indexer = createIndexer({ db: h.db, config: h.config, chains: s.chains, handlers, logger: s.logger, metrics: s.metrics });
+    const operator = chain.walletClientFor(privateKeyToAccount(operatorKey));
+    const orderId = keccak256(toHex('cancel-me'));
+    const refundId = keccak256(toHex('cancel-refund'));
+    const c1 = await operator.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'cancelOrders', args: [[orderId]] });
+    const r1 = await chain.confirm(c1);
+    const c2 = await operator.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'cancelRefund', args: [refundId] });
+    const r2 = await chain.confirm(c2);
+    const o = await paidOrder('release');
+    await chain.mine(1);
+    await indexer.runOnce(CHAIN);
+    const time = async (n: bigint) => new Date(Number((await chain.publicClient.getBlock({ blockNumber: n })).timestamp) * 1000);
+    expect(cancelled).toEqual([
+      { chainId: CHAIN, orderOnchainId: orderId, txHash: c1, blockTime: await time(r1.blockNumber) },
+      { chainId: CHAIN, refundOnchainId: refundId, txHash: c2, blockTime: await time(r2.blockNumber) },
+    ]);
+    const block = await chain.publicClient.getBlock({ blockNumber: o.block });
+    const hold = await chain.publicClient.readContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'reserveHoldSeconds' });
+    expect(paid.at(-1)!.releaseAfter).toBe(block.timestamp + hold);
+    expect(await h.db.selectFrom('chain_logs').select('event_key').where('event_name', 'in', ['PayOrderCancelled', 'RefundCancelled']).execute())
+      .toEqual(expect.arrayContaining([{ event_key: `PayOrderCancelled:${orderId}` }, { event_key: `RefundCancelled:${refundId}` }]));
   });
 
-  it('without a hook, a cancellation is an unhandled_event alert', async () => {
+  it('an event the handler table has no entry for is an unhandled_event alert', async () => {
+    const s = h.services;
+    const handlers = { ...s.chainEvents, PayOrderCancelled: undefined } as unknown as ChainEventHandlers;
+    const indexer = createIndexer({ db: h.db, config: h.config, chains: s.chains, handlers, logger: s.logger, metrics: s.metrics });
     const operator = chain.walletClientFor(privateKeyToAccount(operatorKey));
     await chain.confirm(await operator.writeContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'cancelOrders', args: [[keccak256(toHex('unhooked'))]] }));
     await chain.mine(1);
-    await index();
+    await indexer.runOnce(CHAIN);
     expect((await alerts('unhandled_event')).map((a) => (typeof a.detail === 'string' ? JSON.parse(a.detail) : a.detail).event)).toContain('PayOrderCancelled');
   });
 });

@@ -122,7 +122,7 @@ describe('indexer robustness', () => {
     await chain.mine(3);
     const { createIndexer } = await import('../../src/modules/indexer/service.js');
     const s = h.services;
-    const crashing = createIndexer({ db: h.db, config: h.config, chains: s.chains, orders: s.orders, hooks: () => s.indexerHooks, logger: s.logger, metrics: s.metrics, faults: { beforeCommit: () => { throw new Error('killed'); } } });
+    const crashing = createIndexer({ db: h.db, config: h.config, chains: s.chains, handlers: s.chainEvents, logger: s.logger, metrics: s.metrics, faults: { beforeCommit: () => { throw new Error('killed'); } } });
     await expect(crashing.runOnce(84532)).rejects.toThrow('killed');
     for (const o of orders) expect((await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey })).body.state).toBe('pending_payment');
     await s.indexer.runOnce(84532);

@@ -16,9 +16,9 @@ afterAll(async () => {
   await f?.close();
 });
 
-const indexer = (faults?: Parameters<typeof createIndexer>[0]['faults']) => {
+const indexer = (faults?: Parameters<typeof createIndexer>[0]['faults'], afterCommit?: () => void) => {
   const s = f.h.services;
-  return createIndexer({ db: f.h.db, config: f.h.config, chains: s.chains, orders: s.orders, hooks: () => s.indexerHooks, logger: s.logger, metrics: s.metrics, batchSize: 2, faults });
+  return createIndexer({ db: f.h.db, config: f.h.config, chains: s.chains, handlers: s.chainEvents, logger: s.logger, metrics: s.metrics, batchSize: 2, faults, afterCommit });
 };
 
 async function platformWithOrders(tag: string, n: number) {
@@ -105,5 +105,22 @@ describe('the indexer applies OrderPaid in batches', () => {
     expect([...l.perOrder.values()]).toEqual(Array(6).fill(1));
     expect(l.deliveries).toHaveLength(6);
     expect(l.logs).toHaveLength(6);
+  });
+
+  it('pokes the deliverer (afterCommit) after a committed range that applied logs, never for a range that rolled back or applied nothing', async () => {
+    const { orders } = await platformWithOrders('batch-poke', 2);
+    for (const [i, o] of orders.entries()) await payAsBuyer(f.chain, f.chain.buyers[i % 3]!, o);
+    await f.chain.mine(2);
+    let pokes = 0;
+    const crashing = indexer({ beforeCommit: () => { throw new Error('killed before commit'); } }, () => pokes++);
+    await expect(crashing.runOnce(CHAIN)).rejects.toThrow('killed before commit');
+    expect(pokes).toBe(0);
+    const ix = indexer(undefined, () => pokes++);
+    expect(await ix.runOnce(CHAIN)).toBe(2);
+    expect(pokes).toBeGreaterThanOrEqual(1);
+    const after = pokes;
+    await f.chain.mine(2);
+    expect(await ix.runOnce(CHAIN)).toBe(0);
+    expect(pokes).toBe(after);
   });
 });

@@ -28,13 +28,17 @@ export const eventsRepo = {
     rows.length === 0 ? Promise.resolve() : db.insertInto('webhook_deliveries').values(rows).execute().then(() => undefined),
 
   /**
-   * Many events in one statement. The rows travel as one JSON document (json_to_recordset): PostgreSQL parses
-   * it once, where a text[] of JSON bodies costs an escaped array literal built in JS and parsed per element.
+   * Many events in one statement. The scalar columns travel as typed arrays and the bodies as one JSON array
+   * parsed once, straight to jsonb (jsonb_array_elements), matched to the ids by position. Measured against
+   * json_to_recordset of whole rows (issue 20, docs/performance.md): about a third less time per 2,000 events,
+   * the json → jsonb conversion of each body being the larger part of the cost.
    */
   insertMany: (db: Executor, rows: { id: string; platform_id: string; type: string; data: { object: Record<string, unknown> } }[], createdAt: Date) =>
     sql`insert into events (id, platform_id, type, data, created_at)
-        select r.id, r.platform_id, r.type, r.data, ${createdAt.toISOString()}::timestamptz
-        from json_to_recordset(${toJson(rows)}::json) as r(id text, platform_id text, type text, data jsonb)`.execute(db),
+        select u.id, u.platform_id, u.type, b.data, ${createdAt.toISOString()}::timestamptz
+        from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.platform_id)}::text[], ${rows.map((r) => r.type)}::text[])
+               with ordinality as u(id, platform_id, type, n)
+        join jsonb_array_elements(${toJson(rows.map((r) => r.data))}::jsonb) with ordinality as b(data, n) using (n)`.execute(db),
 
   /** The platforms' endpoints that receive anything now (not deleted, not disabled), with what they subscribe to. */
   activeEndpoints: async (db: Executor, platformIds: string[]) =>

@@ -1,11 +1,10 @@
 import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../lib/metrics.js';
-import type { OrdersService } from '../orders/service.js';
-import type { IndexerHooks } from './hooks.js';
+import type { ChainEventHandlers } from './handlers.js';
 
 /** What applying a range's logs needs (apply-logs.ts, dispatch.ts). */
 export type ApplyDeps = {
-  orders: OrdersService; hooks: () => IndexerHooks; logger: Logger; metrics: Metrics;
+  handlers: ChainEventHandlers; logger: Logger; metrics: Metrics;
   /** OrderPaid logs applied per set-based batch (default PAID_BATCH). */
   batchSize?: number;
   /** Tests only: runs after each batch was written, inside the range's transaction (a crash mid-range). */

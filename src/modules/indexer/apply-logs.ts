@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client.js';
 import { ordinals, routerEventKey, transferEventKey, type OrderPaidEvent, type RouterLog, type TransferLog } from './events.js';
 import type { RangeRead } from './fetch-range.js';
 import { matchTransfers } from './match-transfers.js';
-import { dispatch } from './dispatch.js';
+import { dispatch, paidEventOf } from './dispatch.js';
 import { indexerRepo } from './repo.js';
 
 import type { ApplyDeps } from './apply-deps.js';
@@ -36,7 +36,7 @@ const isPaid = (item: Item | undefined): item is PaidItem => item?.kind === 'rou
 /**
  * Applies a range's items once each (by event key), inside the transaction that moves the cursor, in chain
  * order. Runs of OrderPaid (the bulk of any backlog) go set-based, PAID_BATCH at a time; every other event
- * goes one by one through its module's hook, so an event that depends on an earlier one of the same range
+ * goes one by one through its handler (dispatch.ts), so an event that depends on an earlier one of the same range
  * (a refund of an order paid just before) sees it applied. Returns how many were new.
  */
 export async function applyItems(tx: Tx, deps: ApplyDeps, chainId: number, read: RangeRead, usdc: Address): Promise<number> {
@@ -63,7 +63,7 @@ export async function applyItems(tx: Tx, deps: ApplyDeps, chainId: number, read:
   return n;
 }
 
-/** One statement records the run's logs (the new keys come back), then the orders module applies the new ones in bulk. */
+/** One statement records the run's logs (the new keys come back), then the OrderPaid handler (orders' applyPaidMany) applies the new ones in bulk. */
 async function applyPaidRun(tx: Tx, deps: ApplyDeps, chainId: number, run: PaidItem[], read: RangeRead): Promise<number> {
   const fresh = await indexerRepo.recordLogs(tx, chainId, {
     txHash: run.map((r) => r.log.transactionHash), logIndex: run.map((r) => r.log.logIndex), block: run.map((r) => r.log.blockNumber),
@@ -72,9 +72,9 @@ async function applyPaidRun(tx: Tx, deps: ApplyDeps, chainId: number, run: PaidI
   const events: OrderPaidEvent[] = [];
   for (const { log, key } of run) {
     if (!fresh.delete(key)) continue; // applied before (or twice in this run: once)
-    events.push({ chainId, txHash: log.transactionHash, ...log.args, blockNumber: log.blockNumber, blockTime: read.headers.get(log.blockNumber)!.time });
+    events.push(paidEventOf(chainId, log, read.headers.get(log.blockNumber)!.time));
   }
-  await deps.orders.applyPaidMany(tx, events);
+  if (events.length > 0) await deps.handlers.OrderPaid(tx, events);
   if (events.length > 0) deps.metrics.indexedLogs.inc({ chain_id: String(chainId), event: 'OrderPaid' }, events.length);
   return events.length;
 }

@@ -1,45 +1,47 @@
 import type { Hex } from 'viem';
 import type { Tx } from '../../db/client.js';
 import type { ApplyDeps } from './apply-deps.js';
-import type { RouterLog } from './events.js';
+import type { OrderPaidEvent, RouterLog } from './events.js';
+import { applyExcessRecovered } from './excess-recovered.js';
+import type { ChainEventHandlers, ChainEventName } from './handlers.js';
 import { indexerRepo } from './repo.js';
 
-/** Hands a new router log to the module that owns it; an event nobody handles is an `unhandled_event` alert. */
+type LogOf<N extends RouterLog['eventName']> = Extract<RouterLog, { eventName: N }>;
+type Ctx = { chainId: number; blockTime: Date; funder: Hex | null };
+type OneByOne = Exclude<ChainEventName, 'OrderPaid'>;
+
+/** An OrderPaid log as the orders module applies it. */
+export const paidEventOf = (chainId: number, log: LogOf<'OrderPaid'>, blockTime: Date): OrderPaidEvent =>
+  ({ chainId, txHash: log.transactionHash, ...log.args, blockNumber: log.blockNumber, blockTime });
+
+/** Each event's decoded log in the shape its handler takes (handlers.ts). */
+const decode: { [N in OneByOne]: (log: LogOf<N>, c: Ctx) => Parameters<ChainEventHandlers[N]>[1] } = {
+  Refunded: ({ args: a, transactionHash: txHash }, c) => ({
+    chainId: c.chainId, txHash, orderOnchainId: a.orderId, refundOnchainId: a.refundId, to: a.to, amount: a.amount,
+    fromReserve: a.fromReserve, fromSubmitter: a.fromSubmitter, submitter: c.funder, blockTime: c.blockTime,
+  }),
+  ReserveReleased: ({ args: a, transactionHash: txHash }, c) =>
+    ({ chainId: c.chainId, txHash, orderOnchainId: a.orderId, batchOnchainId: a.batchId, merchant: a.merchant, amount: a.amount }),
+  ReserveReleaseFailed: ({ args: a, transactionHash: txHash }, c) =>
+    ({ chainId: c.chainId, txHash, orderOnchainId: a.orderId, batchOnchainId: a.batchId, merchant: a.merchant, amount: a.amount }),
+  BatchSettled: ({ args: a, transactionHash: txHash }, c) =>
+    ({ chainId: c.chainId, txHash, batchOnchainId: a.batchId, orderCount: a.orderCount, totalReleased: a.totalReleased, blockTime: c.blockTime }),
+  PayOrderCancelled: ({ args: a, transactionHash: txHash }, c) => ({ chainId: c.chainId, txHash, orderOnchainId: a.orderId, blockTime: c.blockTime }),
+  RefundCancelled: ({ args: a, transactionHash: txHash }, c) => ({ chainId: c.chainId, txHash, refundOnchainId: a.refundId, blockTime: c.blockTime }),
+};
+
+/**
+ * Hands one new router log to the handler of its event (the table given at wiring time); the same path for
+ * every chain event. A lone OrderPaid is a batch of one. An event without a handler is an `unhandled_event` alert.
+ */
 export async function dispatch(tx: Tx, deps: ApplyDeps, chainId: number, log: RouterLog, blockTime: Date, funder: Hex | null = null): Promise<void> {
-  const base = { chainId, txHash: log.transactionHash };
-  const hooks = deps.hooks();
-  switch (log.eventName) {
-    case 'OrderPaid':
-      await deps.orders.applyPaid(tx, { ...base, ...log.args, blockNumber: log.blockNumber, blockTime });
-      return;
-    case 'Refunded':
-      if (!hooks.applyRefunded) break;
-      return hooks.applyRefunded(tx, { ...base, orderOnchainId: log.args.orderId, refundOnchainId: log.args.refundId, to: log.args.to, amount: log.args.amount, fromReserve: log.args.fromReserve, fromSubmitter: log.args.fromSubmitter, submitter: funder, blockTime });
-    case 'ReserveReleased':
-      if (!hooks.applyReserveReleased) break;
-      return hooks.applyReserveReleased(tx, { ...base, orderOnchainId: log.args.orderId, batchOnchainId: log.args.batchId, merchant: log.args.merchant, amount: log.args.amount });
-    case 'ReserveReleaseFailed':
-      if (!hooks.applyReserveReleaseFailed) break;
-      return hooks.applyReserveReleaseFailed(tx, { ...base, orderOnchainId: log.args.orderId, batchOnchainId: log.args.batchId, merchant: log.args.merchant, amount: log.args.amount });
-    case 'BatchSettled':
-      if (!hooks.applyBatchSettled) break;
-      return hooks.applyBatchSettled(tx, { ...base, batchOnchainId: log.args.batchId, orderCount: log.args.orderCount, totalReleased: log.args.totalReleased, blockTime });
-    case 'PayOrderCancelled':
-      if (!hooks.applyPayOrderCancelled) break;
-      return hooks.applyPayOrderCancelled(tx, { ...base, orderOnchainId: log.args.orderId, blockTime });
-    case 'RefundCancelled':
-      if (!hooks.applyRefundCancelled) break;
-      return hooks.applyRefundCancelled(tx, { ...base, refundOnchainId: log.args.refundId, blockTime });
-    case 'ExcessRecovered':
-      return applyExcessRecovered(tx, deps, chainId, log, blockTime);
+  if (log.eventName === 'ExcessRecovered') return applyExcessRecovered(tx, deps.logger, chainId, log, blockTime);
+  const handler = deps.handlers[log.eventName] as ((tx: Tx, e: unknown) => Promise<unknown>) | undefined;
+  if (handler) {
+    const loose = decode as Record<OneByOne, (log: RouterLog, c: Ctx) => unknown>;
+    const event = log.eventName === 'OrderPaid' ? [paidEventOf(chainId, log, blockTime)] : loose[log.eventName](log, { chainId, blockTime, funder });
+    await handler(tx, event);
+    return;
   }
   await indexerRepo.alert(tx, chainId, 'unhandled_event', { event: log.eventName, tx_hash: log.transactionHash, log_index: log.logIndex });
-}
-
-/** The owner moved balance − reserved out: recorded as an alert, and the unmatched transfers it covered are marked recovered. */
-async function applyExcessRecovered(tx: Tx, deps: ApplyDeps, chainId: number, log: Extract<RouterLog, { eventName: 'ExcessRecovered' }>, blockTime: Date) {
-  const { token, to, amount } = log.args;
-  await indexerRepo.alert(tx, chainId, 'excess_recovered', { token, to, amount, tx_hash: log.transactionHash, block_number: log.blockNumber });
-  await indexerRepo.markRecovered(tx, chainId, token, { block: log.blockNumber, logIndex: log.logIndex, txHash: log.transactionHash, time: blockTime });
-  deps.logger.warn({ chain_id: chainId, tx_hash: log.transactionHash, token, to, amount: amount.toString() }, 'router excess recovered by its owner');
 }

@@ -66,17 +66,17 @@ export type RunStats = { head: bigint; target: bigint; finality: string; source:
 
 /** What /_/indexer/status shows, written by the instance that indexes. */
 export const statsRepo = {
-  ran: (db: Executor, chainId: number, r: RunStats) =>
+  ran: (db: Executor, chainId: number, r: RunStats, at: Date) =>
     db.insertInto('indexer_chains')
-      .values({ chain_id: chainId, head: r.head, target: r.target, finality: r.finality, finality_source: r.source, last_run_at: new Date(), consecutive_errors: 0, last_error: null })
+      .values({ chain_id: chainId, head: r.head, target: r.target, finality: r.finality, finality_source: r.source, last_run_at: at, consecutive_errors: 0, last_error: null })
       .onConflict((oc) => oc.column('chain_id').doUpdateSet({
-        head: r.head, target: r.target, finality: r.finality, finality_source: r.source, last_run_at: new Date(), consecutive_errors: 0, last_error: null,
+        head: r.head, target: r.target, finality: r.finality, finality_source: r.source, last_run_at: at, consecutive_errors: 0, last_error: null,
       })).execute(),
 
-  failed: (db: Executor, chainId: number, message: string) =>
-    db.insertInto('indexer_chains').values({ chain_id: chainId, last_error: message, last_error_at: new Date(), consecutive_errors: 1 })
+  failed: (db: Executor, chainId: number, message: string, at: Date) =>
+    db.insertInto('indexer_chains').values({ chain_id: chainId, last_error: message, last_error_at: at, consecutive_errors: 1 })
       .onConflict((oc) => oc.column('chain_id').doUpdateSet({
-        last_error: message, last_error_at: new Date(), consecutive_errors: sql<number>`indexer_chains.consecutive_errors + 1`,
+        last_error: message, last_error_at: at, consecutive_errors: sql<number>`indexer_chains.consecutive_errors + 1`,
       })).execute(),
 
   applied: (tx: Executor, chainId: number, n: number) =>

@@ -31,9 +31,9 @@ export const indexerRepo = {
     db.insertInto('chain_cursors').values({ chain_id: chainId, last_block: block })
       .onConflict((oc) => oc.column('chain_id').doNothing()).execute(),
 
-  /** The cursor block with its hash and time (null for a block before genesis). */
-  setCursor: (tx: Executor, chainId: number, block: bigint, hash: string | null, time: Date | null) =>
-    tx.updateTable('chain_cursors').set({ last_block: block, last_block_hash: hash, last_block_time: time, updated_at: new Date() })
+  /** The cursor block with its hash and time (null for a block before genesis); `at`: the service clock. */
+  setCursor: (tx: Executor, chainId: number, c: { block: bigint; hash: string | null; time: Date | null }, at: Date) =>
+    tx.updateTable('chain_cursors').set({ last_block: c.block, last_block_hash: c.hash, last_block_time: c.time, updated_at: at })
       .where('chain_id', '=', chainId).execute(),
 
   /** Fills the hash of a cursor stored before hashes were (only where it is still that block, without one). */

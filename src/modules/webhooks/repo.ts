@@ -146,11 +146,12 @@ export const claimRepo = {
    * any instance; saturated endpoints are skipped outright), so a slow endpoint's backlog cannot fill
    * every slot. FOR UPDATE SKIP LOCKED plus the
    * re-checked lease condition mean two instances never lease the same row; a crashed instance's lease
-   * simply lapses at locked_until.
+   * simply lapses at locked_until. The leased rows come back with what an attempt needs (endpoint URL and
+   * secrets, the event), so a claim is one round trip (it was a claim, then a read of the jobs, before).
    */
-  async claim(db: Executor, l: ClaimLimits): Promise<string[]> {
+  async claim(db: Executor, l: ClaimLimits): Promise<ClaimedJob[]> {
     const due = sql`state = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until <= now())`;
-    const r = await sql<{ id: string }>`
+    const r = await sql<ClaimedJob>`
       with busy as (
         select endpoint_id, count(*)::int as n from webhook_deliveries
         where locked_until > now() group by endpoint_id
@@ -181,25 +182,13 @@ export const claimRepo = {
       set locked_until = now() + ${l.leaseMs}::double precision * interval '1 millisecond', lease_token = ${l.token}
       from (
         select id from candidates where rn <= ${l.perEndpoint} - n order by first_due, next_attempt_at limit ${l.slots}
-      ) chosen
-      where d.id = chosen.id
-      returning d.id`.execute(db);
-    return r.rows.map((x) => x.id);
+      ) chosen, webhook_endpoints e, events ev
+      where d.id = chosen.id and e.id = d.endpoint_id and ev.id = d.event_id
+      returning d.id, d.event_id, d.endpoint_id, d.platform_id, d.attempts, d.retry_from, d.lease_token,
+                e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+                ev.type as event_type, ev.data as event_data, ev.created_at as event_created_at`.execute(db);
+    return r.rows;
   },
-
-  jobs: (db: Executor, ids: string[], token: string) =>
-    ids.length === 0 ? Promise.resolve([] as ClaimedJob[]) :
-    db.selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .innerJoin('events as ev', 'ev.id', 'd.event_id')
-      .select([
-        'd.id', 'd.event_id', 'd.endpoint_id', 'd.platform_id', 'd.attempts', 'd.retry_from',
-        'e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at',
-        'ev.type as event_type', 'ev.data as event_data', 'ev.created_at as event_created_at',
-      ])
-      .select(sql<string>`d.lease_token`.as('lease_token'))
-      .where('d.id', 'in', ids).where('d.lease_token', '=', token)
-      .execute() as Promise<ClaimedJob[]>,
 
   recordAttempt: (db: Executor, a: { deliveryId: string; attemptedAt: Date; status: number | null; error: string | null; durationMs: number }) =>
     db.insertInto('webhook_attempts').values({

@@ -1,0 +1,29 @@
+import type { Address, Hex } from 'viem';
+import type { Tx } from '../../db/client.js';
+import type { OrderPaidEvent } from './events.js';
+
+export type RefundedEvent = { chainId: number; orderOnchainId: Hex; refundOnchainId: Hex; to: Hex; amount: bigint; fromReserve: bigint; fromSubmitter: bigint; submitter: Hex | null; txHash: Hex; blockTime: Date };
+export type ReserveReleaseEvent = { chainId: number; orderOnchainId: Hex; batchOnchainId: Hex; merchant: Address; amount: bigint; txHash: Hex };
+export type BatchSettledEvent = { chainId: number; batchOnchainId: Hex; orderCount: bigint; totalReleased: bigint; txHash: Hex; blockTime: Date };
+export type PayOrderCancelledEvent = { chainId: number; orderOnchainId: Hex; txHash: Hex; blockTime: Date };
+export type RefundCancelledEvent = { chainId: number; refundOnchainId: Hex; txHash: Hex; blockTime: Date };
+
+/**
+ * One handler per router event a module owns, given to `createIndexer` once at wiring time (src/services.ts).
+ * Each runs inside the range's transaction, after the log was recorded as new (chain_logs), so it runs once
+ * per event. OrderPaid is batched: a run of consecutive payments (the bulk of any backlog) arrives in one
+ * call, in chain order. ExcessRecovered and stray USDC transfers are the indexer's own (dispatch.ts).
+ */
+export type ChainEventHandlers = {
+  OrderPaid: (tx: Tx, events: OrderPaidEvent[]) => Promise<unknown>;
+  Refunded: (tx: Tx, e: RefundedEvent) => Promise<void>;
+  ReserveReleased: (tx: Tx, e: ReserveReleaseEvent) => Promise<void>;
+  ReserveReleaseFailed: (tx: Tx, e: ReserveReleaseEvent) => Promise<void>;
+  BatchSettled: (tx: Tx, e: BatchSettledEvent) => Promise<void>;
+  /** The operator voided a signed PayOrder (cancelOrders): it can never be paid. */
+  PayOrderCancelled: (tx: Tx, e: PayOrderCancelledEvent) => Promise<void>;
+  /** The operator voided a signed RefundOrder (cancelRefund): it can never execute. */
+  RefundCancelled: (tx: Tx, e: RefundCancelledEvent) => Promise<void>;
+};
+
+export type ChainEventName = keyof ChainEventHandlers;

@@ -1,0 +1,69 @@
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Metrics } from '../../lib/metrics.js';
+import { createAgentPool } from './agents.js';
+import { createSuccessRecorder } from './record-successes.js';
+import { RETRY_AFTER_CAP_MS, RETRY_SCHEDULE_MS } from './schedule.js';
+import type { WebhookSecrets } from './secrets.js';
+import { policyForEnv, systemResolver, type Resolver, type UrlPolicy } from './ssrf.js';
+
+/** `secrets` opens the endpoint secrets as stored (sealed; services.webhookSecrets). `clock`: attempts are stamped with it. */
+export type DelivererDeps = { db: Db; config: Pick<Config, 'env'>; logger: Logger; secrets: WebhookSecrets; metrics?: Metrics; clock?: Clock };
+
+export type DelivererOptions = {
+  /** A 2xx must arrive within this (DESIGN: 15 s). */
+  timeoutMs?: number;
+  /** Delays between attempts; length = number of retries. */
+  scheduleMs?: readonly number[];
+  retryAfterCapMs?: number;
+  /** Attempts in flight in this instance, all endpoints together. */
+  concurrency?: number;
+  /** Attempts in flight to one endpoint, all instances together (best effort across instances). */
+  perEndpoint?: number;
+  /** How long a claimed row stays reserved; must exceed the timeout so a live attempt keeps its lease. */
+  leaseMs?: number;
+  random?: () => number;
+  resolve?: Resolver;
+  /** An endpoint failing without a success this long is disabled (WEBHOOK_DISABLE_AFTER_DAYS; default 5 days). */
+  disableAfterMs?: number;
+};
+
+export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+/**
+ * Attempts in flight per instance, and to one endpoint (all instances): a slow endpoint holds a quarter of
+ * the slots at most (16 and 3 before issue 20: 5.3 endpoints to fill them). By Little's law one endpoint gets
+ * at most perEndpoint ÷ (claim + HTTP + record time): 1,500/s at ~20 ms per cycle needs 30 in flight.
+ */
+export const DEFAULT_CONCURRENCY = 128;
+export const DEFAULT_PER_ENDPOINT = 32;
+
+/** What every delivery step reads: dependencies, settled options, and the instance's shared pools. */
+export type DelivererCtx = {
+  db: Db; log: Logger; metrics?: Metrics; secrets: WebhookSecrets; clock: Clock;
+  timeoutMs: number; scheduleMs: readonly number[]; retryAfterCapMs: number; random?: () => number;
+  concurrency: number; perEndpoint: number; leaseMs: number; disableAfterMs: number;
+  policy: UrlPolicy; resolve: Resolver;
+  agents: ReturnType<typeof createAgentPool>;
+  successes: ReturnType<typeof createSuccessRecorder>;
+  /** True once stop() began: outcomes are no longer held through a database outage. */
+  stopping: () => boolean;
+};
+
+export function delivererContext(deps: DelivererDeps, opts: DelivererOptions, stopping: () => boolean): DelivererCtx {
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const perEndpoint = opts.perEndpoint ?? DEFAULT_PER_ENDPOINT;
+  const clock = deps.clock ?? systemClock;
+  const log = deps.logger.child({ worker: 'webhooks' });
+  return {
+    db: deps.db, log, metrics: deps.metrics, secrets: deps.secrets, clock,
+    timeoutMs, scheduleMs: opts.scheduleMs ?? RETRY_SCHEDULE_MS, retryAfterCapMs: opts.retryAfterCapMs ?? RETRY_AFTER_CAP_MS, random: opts.random,
+    concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY, perEndpoint, leaseMs: opts.leaseMs ?? timeoutMs + 30_000,
+    disableAfterMs: opts.disableAfterMs ?? DISABLE_AFTER_MS,
+    policy: policyForEnv(deps.config.env), resolve: opts.resolve ?? systemResolver,
+    agents: createAgentPool(perEndpoint, timeoutMs),
+    successes: createSuccessRecorder(deps.db, log, stopping),
+    stopping,
+  };
+}
