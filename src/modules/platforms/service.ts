@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordResponseInTx } from '../idempotency/context.js';
-import type { KeysService } from '../keys/service.js';
+import type { KeysService } from '../keys/index.js';
 import { platformsRepo } from './repo.js';
 import { serializeOnboarded } from './serialize.js';
 
