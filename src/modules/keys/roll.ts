@@ -4,7 +4,7 @@ import { issueKey } from './issue.js';
 import { serializeKey } from './serialize.js';
 
 /**
- * POST /v1/keys/roll. A new secret key; existing keys keep working until revoked, so integrators can swap
+ * POST /v1/developers/keys. A new secret key; existing keys keep working until revoked, so integrators can swap
  * without downtime. The new key is shown once: its answer commits with it, so a retry after a crash replays
  * it rather than minting a second key and leaving the first one active and unknown to anybody.
  */

@@ -8,7 +8,7 @@ import { serializeMerchant } from './serialize.js';
 
 export type CreateMerchantInput = { external_id: string; name: string; merchant_wallet: Address; chain_id: number; reserve_bps?: number | undefined };
 
-/** POST /v1/merchants: a merchant whose wallet the platform already knows; the reserve defaults to the platform's. */
+/** POST /v1/onboarding/merchants: a merchant whose wallet the platform already knows; the reserve defaults to the platform's. */
 export async function createMerchant(deps: { db: Db; platforms: PlatformsService }, platformId: string, input: CreateMerchantInput): Promise<MerchantRow> {
   const platform = await deps.platforms.get(platformId);
   return deps.db.transaction().execute(async (tx) => {

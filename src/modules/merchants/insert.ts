@@ -16,7 +16,7 @@ export type NewMerchant = {
 };
 
 /**
- * Inside the caller's transaction (POST /v1/merchants, or a completed invitation); the merchant is active at
+ * Inside the caller's transaction (POST /v1/onboarding/merchants, or a completed invitation); the merchant is active at
  * once (SPEC §3) and merchant.created is written in the same transaction. A taken external_id is 409.
  */
 export async function insertMerchant(tx: Executor, platformId: string, m: NewMerchant): Promise<MerchantRow> {

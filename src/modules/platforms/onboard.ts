@@ -17,7 +17,7 @@ export type OnboardInput = {
 };
 
 /**
- * POST /v1/platforms (self-onboarding). One platform per account; the unique user_id makes a racing second
+ * POST /v1/onboarding/self. One platform per account; the unique user_id makes a racing second
  * call a 409, not a second platform. Its first secret and publishable keys are issued in the same transaction.
  */
 export async function onboardPlatform(deps: { db: Db; config: Config; keys: KeysService }, userId: string, input: OnboardInput) {

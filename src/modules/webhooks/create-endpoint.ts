@@ -10,7 +10,7 @@ export const MAX_ENDPOINTS_PER_PLATFORM = 16;
 export type CreateEndpointInput = { url: string; subscribed_events: string[]; description?: string };
 
 /**
- * POST /v1/webhook_endpoints. The URL is checked (SSRF policy) before anything is written; the platform row
+ * POST /v1/webhooks/endpoints. The URL is checked (SSRF policy) before anything is written; the platform row
  * is locked so concurrent creations cannot pass the per-platform limit together. The secret is sealed at rest.
  */
 export async function createEndpoint(deps: WebhooksApiDeps, platformId: string, input: CreateEndpointInput) {

@@ -4,7 +4,7 @@ import { deliveriesRepo, endpointsRepo } from './repo.js';
 import { serializeDelivery } from './serialize.js';
 
 /**
- * POST /v1/webhook_deliveries/:id/redeliver. Sends the event again now, whatever the delivery's state, with a
+ * POST /v1/webhooks/deliveries/:id/redeliver. Sends the event again now, whatever the delivery's state, with a
  * fresh retry schedule (DELIVERY_TRANSITIONS.redeliver, in the repo). The endpoint must still be live
  * (deleted → 404) and enabled (disabled → 409); an attempt in flight → 409.
  */

@@ -7,7 +7,7 @@ import { replayRepo } from './repo.js';
 import { REPLAY_MAX_EVENTS } from './schemas.js';
 
 /**
- * POST /v1/webhook_endpoints/:id/replay. Re-delivers to one endpoint exactly the platform's events created in
+ * POST /v1/webhooks/endpoints/:id/replay. Re-delivers to one endpoint exactly the platform's events created in
  * [since, until) that it subscribes to (including events from before it existed), each due now with a fresh
  * retry schedule. Refused (nothing scheduled) for a disabled endpoint, an empty or inverted range, or more
  * than REPLAY_MAX_EVENTS events.

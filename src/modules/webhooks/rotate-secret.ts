@@ -9,7 +9,7 @@ import { serializeEndpoint } from './serialize.js';
 export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
- * POST /v1/webhook_endpoints/:id/roll_secret. The answer commits with the roll: a retry after a crash
+ * POST /v1/webhooks/endpoints/:id/roll-secret. The answer commits with the roll: a retry after a crash
  * replays this secret rather than rolling twice, which would drop the secret receivers still verify with
  * (previous_secret, valid PREVIOUS_SECRET_TTL_MS from now on the service clock).
  */
