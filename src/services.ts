@@ -8,21 +8,21 @@ import { createAuth } from './modules/accounts/auth.js';
 import { createChainsService } from './modules/chains/service.js';
 import { createPublicSessionCache, PUBLIC_SESSION_CHANNEL } from './modules/checkout/public-cache.js';
 import { cacheFollowsOrders, createCheckoutService, sessionsFollowOrders } from './modules/checkout/index.js';
-import { createInvitationsService } from './modules/invitations/service.js';
-import { createMerchantsService } from './modules/merchants/service.js';
+import { createInvitationsService } from './modules/invitations/index.js';
+import { createMerchantsService } from './modules/merchants/index.js';
 import { createOrdersService, createOrderTransitions } from './modules/orders/index.js';
 import { createIndexer, type ChainEventHandlers } from './modules/indexer/service.js';
 import { createHealthService } from './modules/health/service.js';
 import { createIdempotencyService } from './modules/idempotency/service.js';
-import { createKeysService } from './modules/keys/service.js';
-import { createPlatformsService } from './modules/platforms/service.js';
+import { createKeysService } from './modules/keys/index.js';
+import { createPlatformsService } from './modules/platforms/index.js';
 import { createEventsService } from './modules/events/service.js';
 import { createWebhooksService } from './modules/webhooks/service.js';
 import { createWebhookSecrets } from './modules/webhooks/secrets.js';
 import { createWebhookDeliverer } from './modules/webhooks/deliver.js';
-import { createRefundsService } from './modules/refunds/service.js';
+import { createRefundsService } from './modules/refunds/index.js';
 import { createRouterClient } from './modules/settlements/router-client.js';
-import { createSettlementsService } from './modules/settlements/service.js';
+import { createSettlementsService } from './modules/settlements/index.js';
 import { createOperatorTxs } from './modules/operator-txs/service.js';
 import { createRelay, createTokenDomains } from './modules/relay/index.js';
 import { applyPayOrderCancelledWith, orderCancelOutcomeHandler } from './modules/order-cancellation/apply.js';
@@ -46,11 +46,11 @@ export function createServices(deps: ServiceDeps) {
   const { config, database, logger } = deps;
   const db = database.db;
   const clock = deps.clock ?? systemClock;
-  const keys = createKeysService(db);
+  const keys = createKeysService(db, clock);
   const platforms = createPlatformsService(db, config, keys);
   const chains = createChainsService(config);
   const merchants = createMerchantsService(db, platforms);
-  const invitations = createInvitationsService(db, config, platforms, merchants, chains);
+  const invitations = createInvitationsService({ db, config, platforms, merchants, chains, clock });
   const publicSessions = createPublicSessionCache({ now: clock.ms });
   // Instances that answer the public read hear about every change to it (migration 008), whoever made it.
   if (config.role !== 'worker') {
@@ -71,8 +71,8 @@ export function createServices(deps: ServiceDeps) {
   orderTransitions.subscribe(sessionsFollowOrders);
   const orders = createOrdersService({ db, config, chains, clock, transitions: orderTransitions });
   const router = createRouterClient(chains);
-  const refunds = createRefundsService({ db, config, chains, orders, router, logger });
-  const settlements = createSettlementsService({ db, config, chains, router, logger });
+  const refunds = createRefundsService({ db, config, chains, orders, router, logger, clock });
+  const settlements = createSettlementsService({ db, config, chains, router, logger, clock });
   // One operator sender (outbox): refunds, settlements and order cancellations enqueue; each owner handles its outcomes.
   const operatorTxs = createOperatorTxs({ db, config, chains, logger });
   operatorTxs.register('refund', refunds.outcomeHandlers.refund);
@@ -112,12 +112,12 @@ export function createServices(deps: ServiceDeps) {
     clock,
     metrics,
     auth: createAuth(config, db, authSecrets[0]!, logger),
-    health: createHealthService(config, database),
-    idempotency: createIdempotencyService(db, createSealer(authSecrets, 'trisettle/idempotency-responses/v1')),
+    health: createHealthService(config, database, clock),
+    idempotency: createIdempotencyService(db, createSealer(authSecrets, 'trisettle/idempotency-responses/v1'), clock),
     keys,
     platforms,
     events: createEventsService(db),
-    webhooks: createWebhooksService({ db, config, secrets: webhookSecrets }),
+    webhooks: createWebhooksService({ db, config, secrets: webhookSecrets, clock }),
     webhookSecrets,
     chains,
     merchants,

@@ -49,5 +49,5 @@ export const invitationRoutes = createRouter()
   .openapi(complete, async (c) => {
     const body = c.req.valid('json');
     const r = await c.get('services').invitations.complete(c.req.valid('param').token, { ...body, signature: body.signature as Hex });
-    return c.json({ merchant: serializeMerchant(r.merchant), invitation: serializeInvitation(r.invitation) }, 201);
+    return c.json({ merchant: serializeMerchant(r.merchant), invitation: serializeInvitation(r.invitation, c.get('services').clock.now()) }, 201);
   });

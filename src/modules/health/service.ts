@@ -1,12 +1,13 @@
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
 
 const DB_TIMEOUT_MS = 2_000;
 
 /** What /health shows the public when the database is down: the driver's message names hosts and ports. */
 export const PUBLIC_DB_ERROR = 'database unavailable';
 
-export function createHealthService(config: Config, database: Database) {
+export function createHealthService(config: Config, database: Database, clock: Clock) {
   return {
     /**
      * SPEC §4 Health. A database that does not answer within 2 s counts as down. `detail` is the driver's
@@ -28,7 +29,7 @@ export function createHealthService(config: Config, database: Database) {
         report: {
           ok: detail === null,
           env: config.env,
-          time_ms: Date.now(),
+          time_ms: clock.ms(),
           db: { ok: detail === null, latency_ms: Math.round(performance.now() - started), error: detail === null ? null : PUBLIC_DB_ERROR },
         },
         detail,

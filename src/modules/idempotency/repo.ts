@@ -4,9 +4,9 @@ export type IdemKey = { scope: string; key: string };
 
 export const idempotencyRepo = {
   /** The primary key decides the race: exactly one caller inserts, the others read the winner's row. */
-  claim: (db: Executor, k: IdemKey, method: string, path: string, fingerprint: string) =>
+  claim: (db: Executor, k: IdemKey, method: string, path: string, fingerprint: string, now: Date) =>
     db.insertInto('idempotency_keys')
-      .values({ scope: k.scope, key: k.key, method, path, fingerprint, locked_at: new Date() })
+      .values({ scope: k.scope, key: k.key, method, path, fingerprint, locked_at: now, created_at: now })
       .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
       .returning('key').executeTakeFirst(),
 
@@ -18,8 +18,8 @@ export const idempotencyRepo = {
    * racing callers exactly one wins (the winner's fresh lock is no longer older than the cutoff). Not an
    * equality on the old lock time: timestamptz keeps microseconds, a JS Date only milliseconds.
    */
-  takeOver: (db: Executor, k: IdemKey, lapsedBefore: Date) =>
-    db.updateTable('idempotency_keys').set({ locked_at: new Date() })
+  takeOver: (db: Executor, k: IdemKey, lapsedBefore: Date, now: Date) =>
+    db.updateTable('idempotency_keys').set({ locked_at: now })
       .where('scope', '=', k.scope).where('key', '=', k.key).where('status', 'is', null).where('locked_at', '<=', lapsedBefore)
       .returning('key').executeTakeFirst(),
 

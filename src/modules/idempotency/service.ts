@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db, Executor } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
 import type { Sealer } from '../../lib/seal.js';
 import { AppError } from '../../lib/errors.js';
 import { idempotencyRepo, type IdemKey } from './repo.js';
@@ -35,12 +36,12 @@ export function fingerprint(method: string, path: string, rawBody: string): stri
  * Stored responses are sealed (AES-256-GCM): a replayed onboarding or key-roll response carries the
  * secret key it created, and DESIGN keeps secret keys out of the database in the clear.
  */
-export function createIdempotencyService(db: Db, sealer: Sealer) {
+export function createIdempotencyService(db: Db, sealer: Sealer, clock: Clock) {
   return {
-    async claim(key: IdemKey, method: string, path: string, rawBody: string, now = new Date()): Promise<Claim> {
+    async claim(key: IdemKey, method: string, path: string, rawBody: string, now = clock.now()): Promise<Claim> {
       const fp = fingerprint(method, path, rawBody);
       for (let attempt = 0; attempt < 3; attempt++) {
-        if (await idempotencyRepo.claim(db, key, method, path, fp)) return { kind: 'proceed', key };
+        if (await idempotencyRepo.claim(db, key, method, path, fp, now)) return { kind: 'proceed', key };
         const row = await idempotencyRepo.find(db, key);
         if (!row) continue; // released between our insert and read: try again
         if (row.created_at.getTime() < now.getTime() - IDEMPOTENCY_TTL_MS) {
@@ -53,7 +54,7 @@ export function createIdempotencyService(db: Db, sealer: Sealer) {
         }
         const lockedAt = row.locked_at;
         if (lockedAt && lockedAt.getTime() > now.getTime() - IDEMPOTENCY_LOCK_MS) throw new AppError('idempotency_key_in_use');
-        if (lockedAt && !(await idempotencyRepo.takeOver(db, key, new Date(now.getTime() - IDEMPOTENCY_LOCK_MS)))) {
+        if (lockedAt && !(await idempotencyRepo.takeOver(db, key, new Date(now.getTime() - IDEMPOTENCY_LOCK_MS), now))) {
           throw new AppError('idempotency_key_in_use');
         }
         return { kind: 'proceed', key };
@@ -66,7 +67,7 @@ export function createIdempotencyService(db: Db, sealer: Sealer) {
     open: (stored: string) => sealer.open(stored),
     completeInTx: (tx: Executor, key: IdemKey, status: number, body: string) => idempotencyRepo.complete(tx, key, status, sealer.seal(body)),
     release: (key: IdemKey) => idempotencyRepo.release(db, key),
-    purgeExpired: (now = new Date()) => idempotencyRepo.deleteExpired(db, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)),
+    purgeExpired: (now = clock.now()) => idempotencyRepo.deleteExpired(db, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)),
   };
 }
 

@@ -25,8 +25,8 @@ export const invitationsRepo = {
   lockByTokenHash: (db: Executor, tokenHash: string) =>
     db.selectFrom('invitations').selectAll().where('token_hash', '=', tokenHash).forUpdate().executeTakeFirst(),
 
-  complete: (db: Executor, id: string, wallet: string, merchantId: string) =>
-    db.updateTable('invitations').set({ state: COMPLETE.to, wallet, merchant_id: merchantId, completed_at: new Date() })
+  complete: (db: Executor, id: string, wallet: string, merchantId: string, now: Date) =>
+    db.updateTable('invitations').set({ state: COMPLETE.to, wallet, merchant_id: merchantId, completed_at: now })
       .where('id', '=', id).where('state', 'in', COMPLETE.from).returningAll().executeTakeFirst(),
 
   expireIfDue: (db: Executor, id: string, now: Date) =>

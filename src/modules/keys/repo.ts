@@ -19,8 +19,8 @@ export const keysRepo = {
   findForPlatform: (db: Executor, platformId: string, id: string) =>
     db.selectFrom('api_keys').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst(),
 
-  revoke: (db: Executor, platformId: string, id: string) =>
-    db.updateTable('api_keys').set({ revoked_at: new Date() })
+  revoke: (db: Executor, platformId: string, id: string, now: Date) =>
+    db.updateTable('api_keys').set({ revoked_at: now })
       .where('platform_id', '=', platformId).where('id', '=', id).where('revoked_at', 'is', null)
       .returningAll().executeTakeFirst(),
 

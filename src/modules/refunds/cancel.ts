@@ -1,22 +1,23 @@
-import { encodeFunctionData, type Hex } from 'viem';
-import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
-import type { Executor } from '../../db/client.js';
-import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
+import type { Db } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import { notFound } from '../../lib/errors.js';
+import { canMove, stateError } from '../../lib/transitions.js';
+import { requestRefundCancel } from './request-cancel.js';
 import { refundsRepo, type RefundRow } from './repo.js';
+import { REFUND_TRANSITIONS } from './state.js';
 
 /**
- * Asks the router to cancel a refund's signature (operator `cancelRefund`, works while paused), inside the
- * caller's transaction with the refund row locked. The refund stays open: it fails only when the indexer
- * applies RefundCancelled (or its deadline passes at depth). Returns the refund as it now is.
+ * POST /v1/refunds/:id/cancel. A platform cancels its own open refund (pending or requires_funding): a cancelRefund is enqueued for the
+ * operator sender and the refund stays open (`cancellation: 'pending'`) until RefundCancelled is indexed;
+ * if the refund executes first, it completes instead. Asking again changes nothing. `created` says whether
+ * this call asked (202) or one was already pending (200).
  */
-export async function requestRefundCancel(tx: Executor, refund: RefundRow, reason: string): Promise<RefundRow> {
-  const chainId = await refundsRepo.chainIdOf(tx, refund.order_id);
-  const intent = await enqueueOperatorTx(tx, {
-    chainId, purpose: 'refund_cancel', refId: refund.id, to: refund.pay_to as Hex,
-    calldata: encodeFunctionData({ abi: paymentRouterAbi, functionName: 'cancelRefund', args: [refund.onchain_id as Hex] }),
+export async function cancelRefund(deps: { db: Db; clock: Clock }, platformId: string, id: string): Promise<{ refund: RefundRow; created: boolean }> {
+  return deps.db.transaction().execute(async (tx) => {
+    const refund = await refundsRepo.lockForPlatform(tx, platformId, id);
+    if (!refund) throw notFound('refund');
+    if (!canMove(REFUND_TRANSITIONS, refund.state, 'fail')) throw stateError(`Refund ${refund.id}`, REFUND_TRANSITIONS, refund.state, 'fail', 'cancelling');
+    if (refund.cancel_requested_at) return { refund, created: false };
+    return { refund: await requestRefundCancel(tx, refund, 'cancelled', deps.clock.now()), created: true };
   });
-  const updated = await refundsRepo.update(tx, refund.id, [refund.state], {
-    cancel_requested_at: refund.cancel_requested_at ?? new Date(), cancel_reason: refund.cancel_reason ?? reason, cancel_tx_id: intent.id,
-  });
-  return updated ?? refund;
 }

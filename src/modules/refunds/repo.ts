@@ -25,8 +25,7 @@ const x = (db: Executor) => (db as Db).withTables<{ refunds: RefundsExt }>() as 
 export type RefundRow = Selectable<RefundsExt>;
 export type NewRefund = Insertable<RefundsExt>;
 
-/** Refunds that still hold part of the order's refundable amount (and perhaps of its reserve). */
-/** Open = may still fail (or complete): the fail transition's sources. */
+/** Refunds that still hold part of the order's refundable amount (and perhaps of its reserve). Open = may still fail (or complete): the fail transition's sources. */
 export const OPEN_STATES: readonly RefundState[] = REFUND_TRANSITIONS.fail.from;
 
 export const refundsRepo = {
@@ -117,6 +116,6 @@ export const refundsRepo = {
   findOrder: (db: Executor, orderId: string) => db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst(),
 
   /** Amount fields of an order that are not its state (the state goes through orders.transition). */
-  setOrderAmounts: (db: Executor, orderId: string, set: { refunded_amount?: bigint; reserve_remaining?: bigint }) =>
-    db.updateTable('orders').set({ ...set, updated_at: new Date() }).where('id', '=', orderId).returningAll().executeTakeFirstOrThrow(),
+  setOrderAmounts: (db: Executor, orderId: string, set: { refunded_amount?: bigint; reserve_remaining?: bigint }, now: Date) =>
+    db.updateTable('orders').set({ ...set, updated_at: now }).where('id', '=', orderId).returningAll().executeTakeFirstOrThrow(),
 };

@@ -50,12 +50,12 @@ export const settlementsRepo = {
 
   insertItems: (tx: Executor, rows: Insertable<SettlementItemsTable>[]) => x(tx).insertInto('settlement_items').values(rows).execute(),
 
-  linkOrders: (tx: Executor, settlementId: string, orderIds: string[]) =>
-    x(tx).updateTable('orders').set({ settlement_id: settlementId, updated_at: new Date() }).where('id', 'in', orderIds).execute(),
+  linkOrders: (tx: Executor, settlementId: string, orderIds: string[], now: Date) =>
+    x(tx).updateTable('orders').set({ settlement_id: settlementId, updated_at: now }).where('id', 'in', orderIds).execute(),
 
   /** Frees orders still linked to a batch so a later batch can carry them. */
-  unlinkOrders: (tx: Executor, settlementId: string, orderIds?: string[]) => {
-    let q = x(tx).updateTable('orders').set({ settlement_id: null, updated_at: new Date() }).where('settlement_id', '=', settlementId);
+  unlinkOrders: (tx: Executor, settlementId: string, now: Date, orderIds?: string[]) => {
+    let q = x(tx).updateTable('orders').set({ settlement_id: null, updated_at: now }).where('settlement_id', '=', settlementId);
     if (orderIds) q = q.where('id', 'in', orderIds);
     return q.execute();
   },
@@ -63,8 +63,9 @@ export const settlementsRepo = {
   update: (db: Executor, id: string, from: readonly SettlementRow['state'][], set: Updateable<SettlementsExt>) =>
     x(db).updateTable('settlements').set(set).where('id', '=', id).where('state', 'in', from).returningAll().executeTakeFirst(),
 
-  setItems: (db: Executor, settlementId: string, from: readonly ItemState[], set: Updateable<SettlementItemsTable>, orderId?: string) => {
-    let q = x(db).updateTable('settlement_items').set({ ...set, updated_at: new Date() })
+  /** Compare-and-set of a batch's items (one order's, when orderId is given) from the given states. */
+  setItems: (db: Executor, settlementId: string, from: readonly ItemState[], set: Updateable<SettlementItemsTable> & { updated_at: Date }, orderId?: string) => {
+    let q = x(db).updateTable('settlement_items').set(set)
       .where('settlement_id', '=', settlementId).where('state', 'in', from);
     if (orderId) q = q.where('order_id', '=', orderId);
     return q.returningAll().execute();
@@ -92,8 +93,8 @@ export const settlementsRepo = {
   lockOrderByOnchainId: (db: Executor, chainId: number, onchainId: string) =>
     x(db).selectFrom('orders').selectAll().where('chain_id', '=', chainId).where('onchain_id', '=', onchainId).forUpdate().executeTakeFirst(),
 
-  setOrderReserve: (db: Executor, orderId: string, reserve: bigint) =>
-    x(db).updateTable('orders').set({ reserve_remaining: reserve, updated_at: new Date() }).where('id', '=', orderId).execute(),
+  setOrderReserve: (db: Executor, orderId: string, reserve: bigint, now: Date) =>
+    x(db).updateTable('orders').set({ reserve_remaining: reserve, updated_at: now }).where('id', '=', orderId).execute(),
 
   /** One platform's items (or every platform's, when platformId is null) of the given settlements. */
   items: (db: Executor, settlementIds: string[], platformId: string | null) => {
