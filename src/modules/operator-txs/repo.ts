@@ -116,8 +116,11 @@ export const operatorTxsRepo = {
     x(db).selectFrom('operator_txs').selectAll().where('chain_id', '=', chainId).where('sender', '=', sender)
       .where('state', 'in', IN_FLIGHT).orderBy('nonce').execute(),
 
-  queued: (db: Executor, chainId: number, keyRole: KeyRole, limit: number) =>
-    x(db).selectFrom('operator_txs').selectAll().where('chain_id', '=', chainId).where('key_role', '=', keyRole).where('state', '=', 'queued')
+  /** Queued intents in order; `presimulated`: enqueued with its owner's gas limit less than `freshMs` ago (database clock). */
+  queued: (db: Executor, chainId: number, keyRole: KeyRole, limit: number, freshMs: number) =>
+    x(db).selectFrom('operator_txs').selectAll()
+      .select(sql<boolean>`gas_limit is not null and created_at > now() - ${`${freshMs} milliseconds`}::interval`.as('presimulated'))
+      .where('chain_id', '=', chainId).where('key_role', '=', keyRole).where('state', '=', 'queued')
       .orderBy('seq').limit(limit).execute(),
 
   attempts: (db: Executor, id: string) =>
@@ -143,9 +146,9 @@ export const operatorTxsRepo = {
     }).where('id', '=', id).where('state', 'in', ['queued', 'signed', 'sent']).returningAll().executeTakeFirstOrThrow();
   },
 
-  markSent: (db: Executor, id: string) =>
-    x(db).updateTable('operator_txs').set({ state: 'sent', sent_at: new Date(), broadcasts: sql`broadcasts + 1`, updated_at: new Date() })
-      .where('id', '=', id).where('state', 'in', ['signed', 'sent']).execute(),
+  markSent: (db: Executor, ids: string[]) =>
+    ids.length === 0 ? Promise.resolve([]) : x(db).updateTable('operator_txs').set({ state: 'sent', sent_at: new Date(), broadcasts: sql`broadcasts + 1`, updated_at: new Date() })
+      .where('id', 'in', ids).where('state', 'in', ['signed', 'sent']).execute(),
 
   markMined: (db: Executor, id: string, m: MinedRecord) =>
     x(db).updateTable('operator_txs').set({
@@ -158,9 +161,9 @@ export const operatorTxsRepo = {
     x(db).updateTable('operator_txs').set({ state: 'sent', outcome: null, block_number: null, block_hash: null, gas_used: null, effective_gas_price: null, error: null, mined_at: null, updated_at: new Date() })
       .where('id', '=', id).where('state', '=', 'mined').execute(),
 
-  /** Its nonce was consumed by a transaction that is none of ours: the intent was not executed; queue it again. */
+  /** Its nonce was consumed by a transaction that is none of ours: the intent was not executed; queue it again (simulated again). */
   requeue: (db: Executor, id: string, error: string) =>
-    x(db).updateTable('operator_txs').set({ state: 'queued', nonce: null, tx_hash: null, raw_tx: null, sent_at: null, signed_at: null, error, updated_at: new Date() })
+    x(db).updateTable('operator_txs').set({ state: 'queued', nonce: null, tx_hash: null, raw_tx: null, gas_limit: null, sent_at: null, signed_at: null, error, updated_at: new Date() })
       .where('id', '=', id).where('state', 'in', ['signed', 'sent']).execute(),
 
   finish: (tx: Executor, id: string, from: OperatorTxState, set: { state: 'done' | 'rejected'; outcome?: OperatorTxOutcomeKind; error?: string | null }) =>
