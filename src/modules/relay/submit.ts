@@ -8,6 +8,7 @@ import type { OrderRow } from '../orders/repo.js';
 import { verifyHashSignature } from '../invitations/verify.js';
 import { simulate } from '../operator-txs/simulate.js';
 import { checkAuthorization } from './check-authorization.js';
+import { latestBlock } from './latest-block.js';
 import { utcDay, type RelayDeps } from './context.js';
 import { relayRepo } from './repo.js';
 import { serializeRelay } from './serialize.js';
@@ -34,12 +35,13 @@ export async function submitRelay(deps: RelayDeps, target: RelayTarget, body: Re
     from: getAddress(body.from), validAfter: BigInt(body.valid_after), validBefore: BigInt(body.valid_before), nonce: body.nonce as Hex, signature: body.signature as Hex,
   };
   const rt = deps.chains.get(order.chain_id);
-  const block = await onChain(() => rt.publicClient.getBlock({ blockTag: 'latest' }));
+  const block = await onChain(() => latestBlock(rt.publicClient));
   rt.clock.observe(block.timestamp);
   checkAuthorization(order, auth, block.timestamp);
-  if (await relayRepo.inFlight(deps.db, order.id)) throw new AppError('relay_in_flight', `A relay for order ${order.id} is already in flight.`);
   const day = utcDay(block.timestamp);
-  if ((await relayRepo.usedOn(deps.db, order.platform_id, day)) >= deps.config.gaslessDailyCap) throw capReached(deps);
+  const now = await relayRepo.inFlightAndUsed(deps.db, order.id, order.platform_id, day);
+  if (now.inFlight) throw new AppError('relay_in_flight', `A relay for order ${order.id} is already in flight.`);
+  if (now.used >= deps.config.gaslessDailyCap) throw capReached(deps);
   const router = payOrderOf(order).domain.verifyingContract;
   const calldata = payCalldata(order, auth);
   // One execution (eth_estimateGas from the relayer): it proves the call succeeds, and with it that the token
