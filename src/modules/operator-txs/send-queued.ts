@@ -100,11 +100,8 @@ async function sendBatch(ctx: SenderContext, chainId: number, batch: { intent: O
     const s = await signOperatorTx(ctx.account, { chainId, to: intent.to_address as Hex, data: intent.calldata as Hex, nonce, gas: gasLimit, fees });
     signed.push({ id: intent.id, record: { nonce, hash: s.hash, raw: s.raw, gasLimit, maxFee: fees.maxFeePerGas, maxPriority: fees.maxPriorityFeePerGas } });
   }
-  const rows = await ctx.db.transaction().execute(async (tx) => {
-    const out: OperatorTxRow[] = [];
-    for (const s of signed) out.push(await operatorTxsRepo.recordSigned(tx, s.id, ctx.account.address, ctx.holder, chainId, s.record));
-    return out;
-  });
+  const rows = await ctx.db.transaction().execute((tx) =>
+    operatorTxsRepo.recordSignedMany(tx, ctx.account.address, ctx.holder, chainId, signed.map((s) => ({ id: s.id, s: s.record }))));
   pass.nonce += BigInt(batch.length);
   for (let k = 0; k < rows.length; k++) afterRecord(ctx);
   const sent = await Promise.all(rows.map((row, k) => broadcastOnly(ctx, chainId, row, signed[k]!.record.raw)));
