@@ -3,11 +3,17 @@
  * indexer, operator and relayer senders), N buyers pay N hosted checkout sessions
  *  (a) themselves: each its own funded EOA sends approve + payOrder at once (two explicit nonces, fixed gas,
  *      so both land in the same block: the fastest a buyer can do it), all N concurrently;
- *  (b) gaslessly: N zero-ETH buyers read the session, sign ReceiveWithAuthorization from `gasless.typed_data`
+ *  (b) gaslessly: N zero-ETH buyers sign ReceiveWithAuthorization from their session's `gasless.typed_data`
  *      and POST /v1/checkout/sessions/{token}/relay, all N concurrently; the relayer sends.
- * Each rate is orders/s from the first send until every order is `confirmed` in the service (1 confirmation,
- * anvil interval mining with 1 s blocks, never automine). The ratio gasless / self must be ≥ 0.8.
- * The service runs in this process (as in the indexer part): the buyers' signing shares its CPU.
+ * In both phases the page has read its session before the clock starts (the buyer clicks pay on a loaded page):
+ * each rate is orders/s from the buyers' first signature until every order is `confirmed` in the service
+ * (1 confirmation, anvil interval mining with 1 s blocks, never automine). The ratio gasless / self must be ≥ 0.8.
+ * BENCH_GASLESS_READ_IN_WINDOW=1 times the gasless phase's session reads too (as measured before 2026-11-25).
+ *
+ * The service runs in this process, api and workers together (as `--role all`), and the buyers' signing shares
+ * its CPU. Chosen over separate api and worker processes: an accepted relay wakes the relayer's sender in the
+ * same process (operator-txs `poke`), which a separate worker process would only see at its next poll (no
+ * cross-process wake yet); the profile shows the sender no longer starved (all broadcast ~2 s after the last 202).
  */
 import { sql } from 'kysely';
 import { encodeFunctionData, erc20Abi, parseGwei, type Address, type Hex, type LocalAccount } from 'viem';
@@ -82,8 +88,8 @@ async function payItself(chain: TestChain, buyer: LocalAccount, pub: any) {
 }
 
 /** The hosted page's gasless path: fill in `from`, sign the typed data as given, post the five fields. */
-async function payGasless(h: Harness, buyer: LocalAccount, token: string) {
-  const pub = await read(h, token);
+async function payGasless(h: Harness, buyer: LocalAccount, token: string, loaded?: any) {
+  const pub = loaded ?? (await read(h, token));
   if (!pub.gasless?.enabled) throw new Error(`gasless off: ${pub.gasless?.reason}`);
   const td = pub.gasless.typed_data;
   const m = td.message;
@@ -140,18 +146,20 @@ export async function benchGasless(o: { n: number; db?: DbKind }) {
     log(`  ${n} orders confirmed in ${self.seconds} s (${self.per_s}/s)`);
 
     log(`gasless: (b) ${n} zero-ETH buyers sign and post relays`);
-    const gaslessIds = ids(await Promise.all(gaslessSessions.map((s) => read(h!, s.token))));
-    h.services.publicSessions.changed('*');
+    const gaslessReads = await Promise.all(gaslessSessions.map((s) => read(h!, s.token)));
+    const gaslessIds = ids(gaslessReads);
+    const readInWindow = process.env.BENCH_GASLESS_READ_IN_WINDOW === '1';
+    if (readInWindow) h.services.publicSessions.changed('*');
     started = performance.now();
     const sent = allSent(h, n, started);
-    await Promise.all(gaslessBuyers.map((b, i) => payGasless(h!, b, gaslessSessions[i]!.token)));
+    await Promise.all(gaslessBuyers.map((b, i) => payGasless(h!, b, gaslessSessions[i]!.token, readInWindow ? undefined : gaslessReads[i])));
     const posted = (performance.now() - started) / 1000;
     const gaslessSeconds = await allConfirmed(h, gaslessIds, started);
     const gasless = { orders: n, seconds: round(gaslessSeconds, 2)!, posted_s: round(posted, 2)!, sent_s: round(await sent, 2)!, per_s: round(n / gaslessSeconds, 1)! };
     log(`  ${n} relays posted (202) by ${gasless.posted_s} s, all broadcast by ${gasless.sent_s} s, orders confirmed by ${gasless.seconds} s (${gasless.per_s}/s)`);
     const ratio = round(gasless.per_s / self.per_s, 2)!;
     log(`  gasless / self = ${ratio} (target ≥ 0.8)`);
-    return { db: kind, buyers: n, confirmations: 1, block_time_s: 1, self, gasless, ratio, load_avg: loadAvg() };
+    return { db: kind, buyers: n, confirmations: 1, block_time_s: 1, gasless_reads_timed: readInWindow, self, gasless, ratio, load_avg: loadAvg() };
   } finally {
     await stopWorkers?.();
     if (h) {

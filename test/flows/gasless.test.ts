@@ -235,10 +235,12 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     expect(first.status, first.text).toBe(202);
     const replay = await h.request('POST', `/v1/orders/${o.id}/relay`, { key: p.secretKey, body, headers: { 'idempotency-key': 'relay-moved-1' } });
     expect([replay.status, replay.headers.get('idempotent-replayed'), replay.body.id]).toEqual([202, 'true', first.body.id]);
-    // The buyer's funds are blacklisted before the relayer sends: its own simulation refuses, nothing is sent.
+    // The buyer's funds are blacklisted before the relayer sends, and the intent is older than the sender trusts
+    // submit's simulation for (a backlog): its own simulation refuses, nothing is sent.
     const nonceBefore = await relayerNonce();
     const blacklister = chain.walletClientFor(chain.usdcBlacklister);
     await chain.confirm(await blacklister.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'blacklist', args: [buyer.address] }));
+    await sql`update operator_txs set created_at = now() - interval '1 hour' where key_role = 'relayer' and state = 'queued'`.execute(h.db);
     await driveOperator(h, chain);
     expect(await relayerNonce()).toBe(nonceBefore);
     const failed = (await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey })).body;
@@ -253,6 +255,33 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     await settle();
     expect((await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey })).body.state).toBe('confirmed');
     expect((await h.request('GET', `/v1/orders/${o.id}/relay`, { key: p.secretKey })).body).toMatchObject({ id: second.body.id, state: 'succeeded' });
+  });
+
+  it('a fresh relay is sent on submit\'s simulation alone: a revert in between is caught at the receipt, failed with its reason and its gas', async () => {
+    const { h, chain } = f;
+    const { p, m } = await setupPlatform(h);
+    const buyer = await zeroEthBuyer(20n * 10n ** 6n);
+    const { token, pub } = await session(p.secretKey, m.external_id, 'fresh-revert-1');
+    const posted = await h.request('POST', `/v1/checkout/sessions/${token}/relay`, { body: await authorize(buyer, pub.gasless.typed_data) });
+    expect(posted.status, posted.text).toBe(202);
+    const [intent] = await h.services.operatorTxs.forRef('relay', posted.body.id);
+    expect(intent!.gas_limit).toBeGreaterThan(21_000n); // submit's estimate, recorded with the intent
+    const nonceBefore = await relayerNonce();
+    const blacklister = chain.walletClientFor(chain.usdcBlacklister);
+    await chain.confirm(await blacklister.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'blacklist', args: [buyer.address] }));
+    const usageBefore = (await h.request('GET', '/v1/gasless/usage', { key: p.secretKey })).body.days[0];
+    await settle();
+    await chain.confirm(await blacklister.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'unBlacklist', args: [buyer.address] }));
+    expect(await relayerNonce()).toBe(nonceBefore + 1); // sent without a second simulation
+    const relay = (await h.request('GET', `/v1/checkout/sessions/${token}`)).body.gasless.relay;
+    expect(relay).toMatchObject({ id: posted.body.id, state: 'failed', error: { code: 'reverted' } });
+    expect(relay.error.message).toMatch(/blacklisted/);
+    const [done] = await h.services.operatorTxs.forRef('relay', posted.body.id);
+    expect(BigInt(relay.gas_cost_wei)).toBe(done!.gas_used! * BigInt(done!.effective_gas_price!));
+    const usage = (await h.request('GET', '/v1/gasless/usage', { key: p.secretKey })).body.days[0];
+    expect(BigInt(usage.gas_cost_wei) - BigInt(usageBefore?.gas_cost_wei ?? '0')).toBe(BigInt(relay.gas_cost_wei));
+    expect(await balanceOf(chain, buyer.address)).toBe(20n * 10n ** 6n);
+    expect((await h.request('GET', `/v1/orders/${pub.order.id}`, { key: p.secretKey })).body.state).toBe('pending_payment');
   });
 
   it('refuses an order past its deadline on the chain clock (last: moves the chain an hour ahead)', async () => {

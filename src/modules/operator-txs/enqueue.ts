@@ -17,5 +17,6 @@ export async function enqueueOperatorTx(tx: Executor, intent: OperatorTxIntent) 
     calldata: intent.calldata,
     state: 'queued',
     key_role: intent.key ?? 'operator',
+    gas_limit: intent.gasLimit ?? null,
   });
 }

@@ -7,32 +7,36 @@ import { afterRecord } from './fault.js';
 import { currentFees, type Fees } from './fees.js';
 import { operatorTxsRepo, type OperatorTxRow } from './repo.js';
 import { signOperatorTx } from './sign.js';
-import { simulate } from './simulate.js';
+import { simulate, type Simulation } from './simulate.js';
 
 /** Simulations run this many at a time (RPC reads only; signing and recording stay in order). */
 const SIMULATE_AT_ONCE = 8;
+/** Intents signed and recorded per database transaction, then broadcast together. */
+const RECORD_AT_ONCE = 64;
 
 type Pass = { nonce: bigint; fees: Fees };
+type Queued = OperatorTxRow & { presimulated: boolean };
 
 /**
  * Queued intents in order, as many as the in-flight bound allows: simulate (a revert → rejected, nothing
- * sent), take the nonce, sign locally, RECORD (committed), then broadcast. Stops at the first intent that
- * could not be simulated for a reason other than a revert, so intents keep their order. Returns how many moved.
+ * sent; skipped for an intent its owner simulated moments ago, whose gas limit it recorded), take the nonce,
+ * sign locally, RECORD (committed), then broadcast. Stops at the first intent that could not be simulated for
+ * a reason other than a revert, so intents keep their order. Returns how many moved.
  * Within a pass the fees are read once and the nonce is taken once and then counted up by what is recorded
- * (the lease is held throughout: recordSigned refuses otherwise). Chunks of 8: simulated concurrently, the
- * sendable ones recorded in one transaction, then broadcast.
+ * (the lease is held throughout: recordSigned refuses otherwise). Chunks of up to 64: simulated 8 at a time,
+ * the sendable ones recorded in one transaction, then broadcast concurrently.
  */
 export async function sendQueued(ctx: SenderContext, chainId: number): Promise<number> {
   const unmined = (await operatorTxsRepo.inFlight(ctx.db, chainId, ctx.account.address)).filter((t) => t.state !== 'mined').length;
   const room = (ctx.keyRole === 'relayer' ? ctx.options.relayerMaxInFlight : ctx.options.maxInFlight) - unmined;
   if (room <= 0) return 0;
-  const intents = await operatorTxsRepo.queued(ctx.db, chainId, ctx.keyRole, room);
+  const intents = await operatorTxsRepo.queued(ctx.db, chainId, ctx.keyRole, room, ctx.options.presimulatedFreshMs);
   const client = ctx.chains.get(chainId).publicClient;
   let pass: Pass | undefined;
   let moved = 0;
-  for (let i = 0; i < intents.length; i += SIMULATE_AT_ONCE) {
-    const chunk = intents.slice(i, i + SIMULATE_AT_ONCE);
-    const sims = await Promise.allSettled(chunk.map((t) => simulate(client, ctx.account, t.to_address as Hex, t.calldata as Hex)));
+  for (let i = 0; i < intents.length; i += RECORD_AT_ONCE) {
+    const chunk = intents.slice(i, i + RECORD_AT_ONCE);
+    const sims = await simulateChunk(ctx, chainId, chunk);
     const batch: { intent: OperatorTxRow; gasLimit: bigint }[] = [];
     let stalled: { intent: OperatorTxRow; err: unknown } | null = null;
     for (const [j, intent] of chunk.entries()) {
@@ -61,6 +65,20 @@ export async function sendQueued(ctx: SenderContext, chainId: number): Promise<n
   return moved;
 }
 
+/**
+ * The chunk's simulations, in order: an intent its owner simulated moments ago keeps the recorded gas limit
+ * (no RPC); the others are simulated SIMULATE_AT_ONCE at a time.
+ */
+async function simulateChunk(ctx: SenderContext, chainId: number, chunk: Queued[]): Promise<PromiseSettledResult<Simulation>[]> {
+  const client = ctx.chains.get(chainId).publicClient;
+  const out: PromiseSettledResult<Simulation>[] = [];
+  for (let i = 0; i < chunk.length; i += SIMULATE_AT_ONCE) {
+    out.push(...(await Promise.allSettled(chunk.slice(i, i + SIMULATE_AT_ONCE).map(async (t): Promise<Simulation> =>
+      t.presimulated && t.gas_limit !== null ? { ok: true, gasLimit: t.gas_limit } : simulate(client, ctx.account, t.to_address as Hex, t.calldata as Hex)))));
+  }
+  return out;
+}
+
 /** The nonce after the last one recorded for this sender, or the chain's count if that is higher. */
 async function nextNonce(ctx: SenderContext, chainId: number): Promise<bigint> {
   const lease = await operatorTxsRepo.lease(ctx.db, chainId, ctx.account.address);
@@ -71,7 +89,8 @@ async function nextNonce(ctx: SenderContext, chainId: number): Promise<bigint> {
 
 /**
  * Signs the batch with the pass's next nonces, records them all in ONE transaction (committed), counts the
- * nonce up, then broadcasts them concurrently (a node holds a higher nonce until the gap is filled).
+ * nonce up, then broadcasts them concurrently (a node holds a higher nonce until the gap is filled) and marks
+ * the accepted ones sent in one statement.
  */
 async function sendBatch(ctx: SenderContext, chainId: number, batch: { intent: OperatorTxRow; gasLimit: bigint }[], pass: Pass): Promise<number> {
   const { fees } = pass;
@@ -81,24 +100,27 @@ async function sendBatch(ctx: SenderContext, chainId: number, batch: { intent: O
     const s = await signOperatorTx(ctx.account, { chainId, to: intent.to_address as Hex, data: intent.calldata as Hex, nonce, gas: gasLimit, fees });
     signed.push({ id: intent.id, record: { nonce, hash: s.hash, raw: s.raw, gasLimit, maxFee: fees.maxFeePerGas, maxPriority: fees.maxPriorityFeePerGas } });
   }
-  const rows = await ctx.db.transaction().execute(async (tx) => {
-    const out: OperatorTxRow[] = [];
-    for (const s of signed) out.push(await operatorTxsRepo.recordSigned(tx, s.id, ctx.account.address, ctx.holder, chainId, s.record));
-    return out;
-  });
+  const rows = await ctx.db.transaction().execute((tx) =>
+    operatorTxsRepo.recordSignedMany(tx, ctx.account.address, ctx.holder, chainId, signed.map((s) => ({ id: s.id, s: s.record }))));
   pass.nonce += BigInt(batch.length);
   for (let k = 0; k < rows.length; k++) afterRecord(ctx);
-  await Promise.all(rows.map((row, k) => broadcastRecorded(ctx, chainId, row, signed[k]!.record.raw)));
+  const sent = await Promise.all(rows.map((row, k) => broadcastOnly(ctx, chainId, row, signed[k]!.record.raw)));
+  await operatorTxsRepo.markSent(ctx.db, rows.filter((_, k) => sent[k]).map((r) => r.id));
   return rows.length;
 }
 
 /** Broadcasts a recorded raw transaction and notes it; a failure leaves it recorded for the monitor to retry. */
 export async function broadcastRecorded(ctx: SenderContext, chainId: number, row: OperatorTxRow, raw: Hex): Promise<void> {
+  if (await broadcastOnly(ctx, chainId, row, raw)) await operatorTxsRepo.markSent(ctx.db, [row.id]);
+}
+
+/** eth_sendRawTransaction of a recorded transaction; whether the node has it now (the caller marks it sent). */
+async function broadcastOnly(ctx: SenderContext, chainId: number, row: OperatorTxRow, raw: Hex): Promise<boolean> {
   const r = await broadcast(ctx.chains.get(chainId).publicClient, raw);
   if (r.result === 'failed') {
     ctx.logger.warn({ operator_tx_id: row.id, nonce: row.nonce?.toString(), err: r.error }, 'broadcast failed; the recorded transaction will be sent again');
-    return;
+    return false;
   }
-  await operatorTxsRepo.markSent(ctx.db, row.id);
   ctx.logger.info({ operator_tx_id: row.id, purpose: row.purpose, nonce: row.nonce?.toString(), tx_hash: row.tx_hash, result: r.result }, 'operator transaction broadcast');
+  return true;
 }

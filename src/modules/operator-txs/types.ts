@@ -8,7 +8,14 @@ export type OperatorTxPurpose = 'refund' | 'refund_cancel' | 'settlement' | 'ord
 export type KeyRole = 'operator' | 'relayer';
 
 /** An intent as its owner enqueues it (inside the owner's own transaction). */
-export type OperatorTxIntent = { chainId: number; purpose: OperatorTxPurpose; refId: string; to: Hex; calldata: Hex; key?: KeyRole };
+export type OperatorTxIntent = {
+  chainId: number; purpose: OperatorTxPurpose; refId: string; to: Hex; calldata: Hex; key?: KeyRole;
+  /**
+   * The gas limit from the owner's own simulation just before it enqueued (the relay's submit): while the
+   * intent is younger than `presimulatedFreshMs` the sender signs with it instead of simulating again.
+   */
+  gasLimit?: bigint;
+};
 
 /**
  * The final outcome of an intent, delivered once to its owner inside a database transaction:
@@ -46,6 +53,12 @@ export type SenderOptions = {
    * before it is signed, and a gasless checkout burst must not queue behind a handful of blocks (bench: gasless).
    */
   relayerMaxInFlight: number;
+  /**
+   * An intent enqueued with its owner's gas limit is sent without a second simulation while it is younger
+   * than this (database clock); an older one (a backlog, a sender that was down) is simulated again. A revert
+   * the simulation would have caught is then caught at the receipt and delivered as `reverted`.
+   */
+  presimulatedFreshMs: number;
 };
 
 export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
@@ -55,4 +68,5 @@ export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   maxFeePerGas: 500n * 10n ** 9n,
   maxInFlight: 16,
   relayerMaxInFlight: 256,
+  presimulatedFreshMs: 30_000,
 };

@@ -12,6 +12,8 @@ export type RelayDeps = {
   chains: ChainsService;
   tokenDomains: TokenDomains;
   enqueue: typeof enqueueOperatorTx;
+  /** Tells this process's relayer sender (if it runs here) that a relay was just enqueued; others poll. */
+  wake?: () => void;
   logger: Logger;
 };
 

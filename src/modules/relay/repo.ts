@@ -63,9 +63,6 @@ export const relayRepo = {
   latestForOrder: (db: Executor, orderId: string): Promise<RelayView | undefined> =>
     view(db).where('r.order_id', '=', orderId).orderBy('r.created_at', 'desc').orderBy('r.id').limit(1).executeTakeFirst() as Promise<RelayView | undefined>,
 
-  inFlight: (db: Executor, orderId: string) =>
-    x(db).selectFrom('relays').select('id').where('order_id', '=', orderId).where('state', '=', 'pending').executeTakeFirst(),
-
   transition: (tx: Executor, id: string, t: keyof typeof RELAY_TRANSITIONS, set: Partial<Pick<RelayRow, 'error_code' | 'error_message' | 'tx_hash' | 'gas_used' | 'gas_cost_wei'>>) =>
     x(tx).updateTable('relays').set({ ...set, state: RELAY_TRANSITIONS[t].to, updated_at: new Date() })
       .where('id', '=', id).where('state', 'in', [...RELAY_TRANSITIONS[t].from]).returningAll().executeTakeFirst(),
@@ -79,6 +76,14 @@ export const relayRepo = {
         where relay_daily_usage.relays < ${cap}
       returning relays`.execute(tx);
     return r.rows.length === 1;
+  },
+
+  /** Whether the order has a relay in flight, and the platform's relays on `day` (one round trip for submit). */
+  inFlightAndUsed: async (db: Executor, orderId: string, platformId: string, day: string) => {
+    const r = await sql<{ in_flight: boolean; used: number | null }>`
+      select exists (select 1 from relays where order_id = ${orderId} and state = 'pending') as in_flight,
+        (select relays from relay_daily_usage where platform_id = ${platformId} and day = ${day}::date) as used`.execute(db);
+    return { inFlight: r.rows[0]!.in_flight, used: Number(r.rows[0]!.used ?? 0) };
   },
 
   usedOn: async (db: Executor, platformId: string, day: string) =>

@@ -8,6 +8,7 @@ import type { OrderRow } from '../orders/repo.js';
 import { verifyHashSignature } from '../invitations/verify.js';
 import { simulate } from '../operator-txs/simulate.js';
 import { checkAuthorization } from './check-authorization.js';
+import { latestBlock } from './latest-block.js';
 import { utcDay, type RelayDeps } from './context.js';
 import { relayRepo } from './repo.js';
 import { serializeRelay } from './serialize.js';
@@ -18,9 +19,11 @@ export type RelayBody = { from: Address; valid_after: string; valid_before: stri
 
 /**
  * Accepts a buyer's signed ReceiveWithAuthorization for an order and enqueues payOrderWithAuthorization for
- * the relayer. Everything is checked first (switch, order, authorization, payer lock, chain time, cap,
- * signature, simulation from the relayer); a refusal throws the AppError naming it with nothing written or
- * sent. Then, in one transaction: a slot of the platform's daily cap, the relay row and the outbox intent.
+ * the relayer. Everything is checked first (switch, order, authorization, payer lock, chain time, cap, then
+ * one simulation from the relayer, which checks the signature in the token; a refused simulation is named
+ * invalid_signature when the signature does not verify off chain either); a refusal throws the AppError naming
+ * it with nothing written or sent. Then, in one transaction: a slot of the platform's daily cap, the relay row
+ * and the outbox intent, with the simulation's gas limit (the sender does not simulate it again).
  */
 export async function submitRelay(deps: RelayDeps, target: RelayTarget, body: RelayBody) {
   const order = await relayRepo.findOrder(deps.db, target.orderId);
@@ -32,22 +35,28 @@ export async function submitRelay(deps: RelayDeps, target: RelayTarget, body: Re
     from: getAddress(body.from), validAfter: BigInt(body.valid_after), validBefore: BigInt(body.valid_before), nonce: body.nonce as Hex, signature: body.signature as Hex,
   };
   const rt = deps.chains.get(order.chain_id);
-  const block = await onChain(() => rt.publicClient.getBlock({ blockTag: 'latest' }));
+  const block = await onChain(() => latestBlock(rt.publicClient));
   rt.clock.observe(block.timestamp);
   checkAuthorization(order, auth, block.timestamp);
-  if (await relayRepo.inFlight(deps.db, order.id)) throw new AppError('relay_in_flight', `A relay for order ${order.id} is already in flight.`);
   const day = utcDay(block.timestamp);
-  if ((await relayRepo.usedOn(deps.db, order.platform_id, day)) >= deps.config.gaslessDailyCap) throw capReached(deps);
-  await verifySignature(deps, order, auth);
+  const now = await relayRepo.inFlightAndUsed(deps.db, order.id, order.platform_id, day);
+  if (now.inFlight) throw new AppError('relay_in_flight', `A relay for order ${order.id} is already in flight.`);
+  if (now.used >= deps.config.gaslessDailyCap) throw capReached(deps);
   const router = payOrderOf(order).domain.verifyingContract;
   const calldata = payCalldata(order, auth);
+  // One execution (eth_estimateGas from the relayer): it proves the call succeeds, and with it that the token
+  // accepted the signature (receiveWithAuthorization checks it, ECDSA or ERC-1271, over this very digest), and
+  // gives the gas the sender signs with. Only a refusal asks why: a signature that does not verify is named as such.
   const sim = await onChain(() => simulate(rt.publicClient, relayer, router, calldata));
-  if (!sim.ok) throw new AppError('simulation_failed', `payOrderWithAuthorization would revert: ${sim.error}.`);
+  if (!sim.ok) {
+    await verifySignature(deps, order, auth);
+    throw new AppError('simulation_failed', `payOrderWithAuthorization would revert: ${sim.error}.`);
+  }
   const id = newId('rly');
   try {
     const relay = await deps.db.transaction().execute(async (tx) => {
       if (!(await relayRepo.takeDailySlot(tx, order.platform_id, day, deps.config.gaslessDailyCap))) throw capReached(deps);
-      const otx = await deps.enqueue(tx, { chainId: order.chain_id, purpose: 'relay', refId: id, to: router, calldata, key: 'relayer' });
+      const otx = await deps.enqueue(tx, { chainId: order.chain_id, purpose: 'relay', refId: id, to: router, calldata, key: 'relayer', gasLimit: sim.gasLimit });
       const row = await relayRepo.insert(tx, {
         id, order_id: order.id, platform_id: order.platform_id, chain_id: order.chain_id, via: target.via, payer: auth.from,
         valid_after: auth.validAfter.toString(), valid_before: auth.validBefore.toString(), nonce: auth.nonce, authorization_sig: auth.signature,
@@ -57,6 +66,7 @@ export async function submitRelay(deps: RelayDeps, target: RelayTarget, body: Re
       await recordResponseInTx(tx, 202, body);
       return body;
     });
+    deps.wake?.();
     deps.logger.info({ relay_id: id, order_id: order.id, via: target.via }, 'gasless relay accepted');
     return relay;
   } catch (err) {

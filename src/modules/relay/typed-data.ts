@@ -22,10 +22,23 @@ export function payOrderOf(order: SignedOrder): { message: PayOrderMessage; doma
   return { message: payOrderFromJson(json), domain: { ...json.domain, verifyingContract: getAddress(json.domain.verifyingContract) } };
 }
 
-/** The ERC-3009 nonce that authorises this order and nothing else: the router's hashPayOrder(order) (docs/gasless.md). */
+/** Nonces already hashed, keyed by the exact stored PayOrder JSON (a signed order never changes); bounded. */
+const nonces = new Map<string, Hex>();
+const NONCES_KEPT = 10_000;
+
+/**
+ * The ERC-3009 nonce that authorises this order and nothing else: the router's hashPayOrder(order)
+ * (docs/gasless.md). Memoised: the session read and the relay check both need it, and keccak in JS is not free.
+ */
 export function payOrderNonce(order: SignedOrder): Hex {
+  const key = JSON.stringify(order.eip712);
+  const hit = nonces.get(key);
+  if (hit) return hit;
   const { message, domain } = payOrderOf(order);
-  return hashTypedData({ domain, types: payOrderTypes, primaryType: 'PayOrder', message });
+  const nonce = hashTypedData({ domain, types: payOrderTypes, primaryType: 'PayOrder', message });
+  if (nonces.size >= NONCES_KEPT) nonces.delete(nonces.keys().next().value!);
+  nonces.set(key, nonce);
+  return nonce;
 }
 
 /** validBefore as offered: the deadline + 1, the latest the router accepts (ERC-3009 is exclusive, the deadline inclusive). */
