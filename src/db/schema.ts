@@ -196,6 +196,12 @@ export interface ChainCursorsTable {
   updated_at: Generated<Date>;
 }
 
+export interface ChainCursorMarksTable {
+  chain_id: number;
+  block: Int8;
+  hash: string;
+}
+
 export interface ChainLogsTable {
   chain_id: number;
   tx_hash: string;
@@ -300,6 +306,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   chain_cursors: ChainCursorsTable;
+  chain_cursor_marks: ChainCursorMarksTable;
   chain_logs: ChainLogsTable;
   chain_alerts: ChainAlertsTable;
   unmatched_transfers: UnmatchedTransfersTable;

@@ -4,6 +4,7 @@
  * below the depth across batches re-reads the range without applying anything twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CURSOR_MARKS, indexerRepo } from '../../src/modules/indexer/repo.js';
 import { createIndexer } from '../../src/modules/indexer/service.js';
 import { createFlow, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
 
@@ -105,6 +106,49 @@ describe('the indexer applies OrderPaid in batches', () => {
     expect([...l.perOrder.values()]).toEqual(Array(6).fill(1));
     expect(l.deliveries).toHaveLength(6);
     expect(l.logs).toHaveLength(6);
+  });
+
+  it('a reorg deeper than the rescan depth reads again from the fork point: the new branch\'s payments are applied', async () => {
+    const { p, orders } = await platformWithOrders('deep-reorg', 3);
+    const [a, b, c] = orders;
+    await payAsBuyer(f.chain, f.chain.buyers[0]!, a);
+    await f.chain.mine(2);
+    await indexer().runOnce(CHAIN);
+    const snapshot = await f.chain.anvil.snapshot();
+    const fork = await f.chain.publicClient.getBlockNumber();
+    await payAsBuyer(f.chain, f.chain.buyers[1]!, b); // b only on the old branch
+    await f.chain.mine(30); // the old branch runs far past the fixed rescan depth (4 blocks at 1 confirmation)
+    await indexer().runOnce(CHAIN);
+    const before = await f.h.db.selectFrom('chain_cursors').select('last_block').where('chain_id', '=', CHAIN).executeTakeFirstOrThrow();
+    expect(BigInt(before.last_block) - fork).toBeGreaterThan(4n);
+    await f.chain.anvil.revert({ id: snapshot });
+    await payAsBuyer(f.chain, f.chain.buyers[2]!, c); // c only on the new branch, right after the fork
+    await f.chain.mine(60); // the new branch is longer than the old one
+    const ix = indexer();
+    for (let i = 0; i < 5; i++) await ix.runOnce(CHAIN);
+    const alert = await f.h.db.selectFrom('chain_alerts').select('detail').where('kind', '=', 'reorg_below_depth').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const detail = (typeof alert.detail === 'string' ? JSON.parse(alert.detail) : alert.detail) as { rescan_from: string | number };
+    expect(BigInt(detail.rescan_from)).toBeLessThanOrEqual(fork + 1n); // from the fork, not 4 blocks below the cursor
+    const onchain = orders.map((o) => o.eip712.message.orderId as string);
+    const l = await ledger(p.platformId, onchain);
+    const state = new Map(l.states.map((s) => [s.id, s.state]));
+    expect(state.get(a.id)).toBe('confirmed');
+    expect(state.get(c.id)).toBe('confirmed'); // the fixed depth would have skipped its block
+    expect(state.get(b.id)).toBe('confirmed'); // applied from the old branch; the alert is how an operator hears of it
+    expect([...l.perOrder.values()]).toEqual([1, 1, 1]);
+  });
+
+  it('remembers the newest CURSOR_MARKS cursor positions per chain, and forgets those above a rewind', async () => {
+    const chain = 999_001; // a chain of its own: the marks of CHAIN stay as they are
+    for (let b = 1n; b <= BigInt(CURSOR_MARKS) + 44n; b++) await indexerRepo.mark(f.h.db, chain, b, `0x${b.toString(16).padStart(64, '0')}`);
+    let marks = await indexerRepo.marksBelow(f.h.db, chain, 10_000n);
+    expect(marks).toHaveLength(CURSOR_MARKS);
+    expect(marks[0]!.block).toBe(BigInt(CURSOR_MARKS) + 44n);
+    expect(marks.at(-1)!.block).toBe(45n);
+    await f.h.db.transaction().execute((tx) => indexerRepo.forgetMarksAbove(tx, chain, 100n));
+    marks = await indexerRepo.marksBelow(f.h.db, chain, 10_000n);
+    expect(marks[0]!.block).toBe(100n);
+    expect(marks).toHaveLength(56);
   });
 
   it('pokes the deliverer (afterCommit) after a committed range that applied logs, never for a range that rolled back or applied nothing', async () => {

@@ -17,6 +17,8 @@ export async function cursorOf(ctx: IndexerCtx, rt: ChainRuntime, target: bigint
 /** After a reorg below the depth: the cursor goes back to `to` (keys make the re-read harmless). */
 export async function rescan(ctx: IndexerCtx, rt: ChainRuntime, cur: CursorRow, to: bigint, holder: string | null) {
   const h = to >= 0n ? await header(rt, to) : null;
-  await guarded(ctx.db, rt.chainId, cur.block, holder, (tx) =>
-    indexerRepo.setCursor(tx, rt.chainId, { block: to, hash: h?.hash ?? null, time: h?.time ?? null }, ctx.clock.now()));
+  await guarded(ctx.db, rt.chainId, cur.block, holder, async (tx) => {
+    await indexerRepo.forgetMarksAbove(tx, rt.chainId, to);
+    await indexerRepo.setCursor(tx, rt.chainId, { block: to, hash: h?.hash ?? null, time: h?.time ?? null }, ctx.clock.now());
+  });
 }

@@ -6,7 +6,8 @@ import { header, type Header } from './fetch-range.js';
 import { indexerRepo, type CursorRow } from './repo.js';
 
 /**
- * How far back the indexer reads again after a reorg below the confirmation depth. Everything read again
+ * The least the indexer reads again after a reorg below the confirmation depth (it goes back to the fork
+ * point when that is deeper, `forkPoint`). Everything read again
  * is keyed by meaning (chain_logs.event_key, unmatched_transfers.event_key), so nothing applies twice;
  * what the new branch holds and the old did not is picked up.
  */
@@ -39,8 +40,30 @@ export async function checkCursor(db: Db, rt: ChainRuntime, cur: CursorRow, floo
     return { ok: true };
   }
   if (current?.hash === cur.hash) return { ok: true };
-  const back = cur.block - rescanDepth(rt.confirmations);
+  // Read again from the fork point (the newest remembered position the node still has), and never less deep
+  // than rescanDepth. When no remembered position survived, from the floor: slow, but nothing is missed.
+  const fork = await forkPoint(db, rt, cur.block);
+  const fixed = cur.block - rescanDepth(rt.confirmations);
+  const back = fork === null ? floor : fork < fixed ? fork : fixed;
   return { ok: false, current, rescanTo: back < floor ? floor : back };
+}
+
+/**
+ * The newest cursor position below `block` whose hash the node still reports, or null. A block hash commits
+ * to its ancestors, so the positions that still match are exactly the older ones: a binary search over them
+ * reads O(log n) headers.
+ */
+export async function forkPoint(db: Db, rt: ChainRuntime, block: bigint): Promise<bigint | null> {
+  const marks = await indexerRepo.marksBelow(db, rt.chainId, block); // newest first
+  const still = async (i: number) => (await headerOrNull(rt, marks[i]!.block))?.hash === marks[i]!.hash;
+  let lo = 0;
+  let hi = marks.length; // the first matching index is in [lo, hi]; hi = length: none matches
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (await still(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo < marks.length ? marks[lo]!.block : null;
 }
 
 /** Recorded once per (block, hash we had applied): an alert row and an error line. */

@@ -5,6 +5,8 @@ import { recordAlert } from '../alerts/service.js';
 
 // One advisory-lock namespace for the indexer; the chain id is the second key, so chains index independently.
 const INDEXER_LOCK = 727_100;
+/** How many cursor positions per chain are remembered for finding a fork point (migration 020). */
+export const CURSOR_MARKS = 256;
 
 export type CursorRow = { block: bigint; hash: string | null; time: Date | null };
 
@@ -32,9 +34,28 @@ export const indexerRepo = {
       .onConflict((oc) => oc.column('chain_id').doNothing()).execute(),
 
   /** The cursor block with its hash and time (null for a block before genesis); `at`: the service clock. */
-  setCursor: (tx: Executor, chainId: number, c: { block: bigint; hash: string | null; time: Date | null }, at: Date) =>
-    tx.updateTable('chain_cursors').set({ last_block: c.block, last_block_hash: c.hash, last_block_time: c.time, updated_at: at })
-      .where('chain_id', '=', chainId).execute(),
+  setCursor: async (tx: Executor, chainId: number, c: { block: bigint; hash: string | null; time: Date | null }, at: Date) => {
+    await tx.updateTable('chain_cursors').set({ last_block: c.block, last_block_hash: c.hash, last_block_time: c.time, updated_at: at })
+      .where('chain_id', '=', chainId).execute();
+    if (c.hash !== null) await indexerRepo.mark(tx, chainId, c.block, c.hash);
+  },
+
+  /** Remembers the hash the cursor stood on, keeping the newest CURSOR_MARKS positions of the chain. */
+  mark: async (tx: Executor, chainId: number, block: bigint, hash: string) => {
+    await tx.insertInto('chain_cursor_marks').values({ chain_id: chainId, block, hash })
+      .onConflict((oc) => oc.columns(['chain_id', 'block']).doUpdateSet({ hash })).execute();
+    await sql`delete from chain_cursor_marks where chain_id = ${chainId} and block < (
+      select block from chain_cursor_marks where chain_id = ${chainId} order by block desc offset ${CURSOR_MARKS - 1} limit 1)`.execute(tx);
+  },
+
+  /** The remembered positions below `block`, newest first. */
+  marksBelow: async (db: Executor, chainId: number, block: bigint) =>
+    (await db.selectFrom('chain_cursor_marks').select(['block', 'hash']).where('chain_id', '=', chainId).where('block', '<', block)
+      .orderBy('block', 'desc').execute()).map((r) => ({ block: BigInt(r.block), hash: r.hash })),
+
+  /** Forgets the positions above `block` (they were on a branch the chain left). */
+  forgetMarksAbove: (tx: Executor, chainId: number, block: bigint) =>
+    tx.deleteFrom('chain_cursor_marks').where('chain_id', '=', chainId).where('block', '>', block).execute(),
 
   /** Fills the hash of a cursor stored before hashes were (only where it is still that block, without one). */
   fillCursorHash: (db: Executor, chainId: number, block: bigint, hash: string, time: Date) =>
