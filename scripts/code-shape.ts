@@ -3,7 +3,7 @@
  * (src/modules/<name>, src/api, src/chain, ...), and hand-written functions longer than a limit in src/modules
  * (TypeScript's own parser: every function, method, arrow function and function expression, by line span).
  *
- *   npx tsx scripts/code-shape.ts [--max-lines 60] [--check]
+ *   npx tsx scripts/code-shape.ts [--max-lines 60] [--check] [--root <dir with src/ and tsconfig.json>]
  *
  * With --check it exits 1 when there is a cycle or an over-long function without a `// long:` reason on the
  * line above it.
@@ -13,8 +13,8 @@ import path from 'node:path';
 import madge from 'madge';
 import ts from 'typescript';
 
-const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
+const root = args.includes('--root') ? path.resolve(args[args.indexOf('--root') + 1]!) : path.resolve(import.meta.dirname, '..');
 const maxLines = Number(args[args.indexOf('--max-lines') + 1]) || 60;
 const check = args.includes('--check');
 
