@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { adminTokensOf, trustedOrigins, type Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
 import { safeEqual } from '../../lib/ids.js';
-import type { Caller } from '../../modules/orders/service.js';
+import type { Caller } from '../../modules/orders/index.js';
 import type { AppEnv, Principal, PrincipalKind } from '../context.js';
 
 /**
