@@ -202,6 +202,17 @@ export interface ChainCursorMarksTable {
   hash: string;
 }
 
+export interface RouterTreasuryUpdatesTable {
+  chain_id: number;
+  router: string;
+  block_number: Int8;
+  log_index: number;
+  tx_hash: string;
+  previous: string;
+  treasury: string;
+  block_time: Date;
+}
+
 export interface ChainLogsTable {
   chain_id: number;
   tx_hash: string;
@@ -307,6 +318,7 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   chain_cursors: ChainCursorsTable;
   chain_cursor_marks: ChainCursorMarksTable;
+  router_treasury_updates: RouterTreasuryUpdatesTable;
   chain_logs: ChainLogsTable;
   chain_alerts: ChainAlertsTable;
   unmatched_transfers: UnmatchedTransfersTable;

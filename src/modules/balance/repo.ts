@@ -186,7 +186,12 @@ const releaseLeg = (type: BalanceTransactionType, leg: string, state: string): B
 });
 
 const BRANCHES: Branch[] = [
-  paymentLeg('payment_service_fee', 'sf', 'service_fee', (f) => sql`${f.serviceTreasury}`),
+  // The treasury the router paid the fee to: the last ServiceTreasuryUpdated before the payment's log (indexed
+  // from the router's deployment); SERVICE_TREASURY only for payments older than any indexed update.
+  paymentLeg('payment_service_fee', 'sf', 'service_fee', (f) => sql`coalesce((select t.treasury from router_treasury_updates t
+    where t.chain_id = o.chain_id and t.router = lower(o.pay_to) and (t.block_number, t.log_index) < (o.block_number,
+      coalesce((select l.log_index from chain_logs l where l.chain_id = o.chain_id and l.event_key = 'OrderPaid:' || lower(o.onchain_id)), 2147483647))
+    order by t.block_number desc, t.log_index desc limit 1), ${f.serviceTreasury})`),
   paymentLeg('payment_platform_fee', 'pf', 'platform_fee', () => sql`o.platform_wallet`),
   paymentLeg('payment_merchant_available', 'ma', 'merchant_available', () => sql`o.merchant_wallet`),
   paymentLeg('payment_reserve_hold', 'rh', 'reserve_hold', () => sql`o.pay_to`),

@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client.js';
 import type { ApplyDeps } from './apply-deps.js';
 import type { OrderPaidEvent, RouterLog } from './events.js';
 import { applyExcessRecovered } from './excess-recovered.js';
+import { applyTreasuryUpdated } from './treasury-updated.js';
 import type { ChainEventHandlers, ChainEventName } from './handlers.js';
 import { indexerRepo } from './repo.js';
 
@@ -36,6 +37,7 @@ const decode: { [N in OneByOne]: (log: LogOf<N>, c: Ctx) => Parameters<ChainEven
  */
 export async function dispatch(tx: Tx, deps: ApplyDeps, chainId: number, log: RouterLog, blockTime: Date, funder: Hex | null = null): Promise<void> {
   if (log.eventName === 'ExcessRecovered') return applyExcessRecovered(tx, deps.logger, chainId, log, blockTime);
+  if (log.eventName === 'ServiceTreasuryUpdated') return applyTreasuryUpdated(tx, chainId, log, blockTime);
   const handler = deps.handlers[log.eventName] as ((tx: Tx, e: unknown) => Promise<unknown>) | undefined;
   if (handler) {
     const loose = decode as Record<OneByOne, (log: RouterLog, c: Ctx) => unknown>;

@@ -1,7 +1,8 @@
 import { getAbiItem, parseAbiItem, type Hex, type Log } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 
-/** The router events the indexer reads (DESIGN §6): payments, refunds, reserve releases, batches, cancellations. */
+/** The router events the indexer reads (DESIGN §6): payments, refunds, reserve releases, batches, cancellations,
+ * the owner's recoveries and the service treasury's changes (the ledger's service-fee recipient). */
 export const INDEXED_EVENTS = [
   getAbiItem({ abi: paymentRouterAbi, name: 'OrderPaid' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'Refunded' }),
@@ -11,6 +12,7 @@ export const INDEXED_EVENTS = [
   getAbiItem({ abi: paymentRouterAbi, name: 'PayOrderCancelled' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'RefundCancelled' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'ExcessRecovered' }),
+  getAbiItem({ abi: paymentRouterAbi, name: 'ServiceTreasuryUpdated' }),
 ] as const;
 
 /** The USDC token's Transfer, read with `to = router` (money sent to the router, by the router's pull or not). */
@@ -43,7 +45,8 @@ export function routerEventKey(log: RouterLog, ordinal: number): string {
     case 'ReserveReleaseFailed':
       return `${log.eventName}:${id(a.batchId)}:${id(a.orderId)}`;
     case 'ExcessRecovered':
-      return `ExcessRecovered:${log.transactionHash.toLowerCase()}:${ordinal}`;
+    case 'ServiceTreasuryUpdated':
+      return `${log.eventName}:${log.transactionHash.toLowerCase()}:${ordinal}`;
   }
 }
 

@@ -12,7 +12,8 @@ export type RefundCancelledEvent = { chainId: number; refundOnchainId: Hex; txHa
  * One handler per router event a module owns, given to `createIndexer` once at wiring time (src/services.ts).
  * Each runs inside the range's transaction, after the log was recorded as new (chain_logs), so it runs once
  * per event. OrderPaid is batched: a run of consecutive payments (the bulk of any backlog) arrives in one
- * call, in chain order. ExcessRecovered and stray USDC transfers are the indexer's own (dispatch.ts).
+ * call, in chain order. ExcessRecovered, ServiceTreasuryUpdated and stray USDC transfers are the indexer's own
+ * (dispatch.ts).
  */
 export type ChainEventHandlers = {
   OrderPaid: (tx: Tx, events: OrderPaidEvent[]) => Promise<unknown>;

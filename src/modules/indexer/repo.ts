@@ -53,6 +53,10 @@ export const indexerRepo = {
     (await db.selectFrom('chain_cursor_marks').select(['block', 'hash']).where('chain_id', '=', chainId).where('block', '<', block)
       .orderBy('block', 'desc').execute()).map((r) => ({ block: BigInt(r.block), hash: r.hash })),
 
+  /** A ServiceTreasuryUpdated, once (a log read again after a reorg changes nothing). */
+  recordTreasury: (tx: Executor, row: { chain_id: number; router: string; block_number: bigint; log_index: number; tx_hash: string; previous: string; treasury: string; block_time: Date }) =>
+    tx.insertInto('router_treasury_updates').values(row).onConflict((oc) => oc.doNothing()).execute(),
+
   /** Forgets the positions above `block` (they were on a branch the chain left). */
   forgetMarksAbove: (tx: Executor, chainId: number, block: bigint) =>
     tx.deleteFrom('chain_cursor_marks').where('chain_id', '=', chainId).where('block', '>', block).execute(),
