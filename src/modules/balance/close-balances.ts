@@ -31,5 +31,8 @@ export const NEVER_CLOSED = new Date(0);
  * nor drop a payment.
  */
 export function inClosedSnapshot<T>(db: Db, platformId: string, read: (tx: Executor, closedUntil: Date) => Promise<T>): Promise<T> {
-  return db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => read(tx, (await balanceRepo.closing(tx, platformId)) ?? NEVER_CLOSED));
+  return db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
+    await balanceRepo.planForParameters(tx);
+    return read(tx, (await balanceRepo.closing(tx, platformId)) ?? NEVER_CLOSED);
+  });
 }
