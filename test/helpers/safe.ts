@@ -22,23 +22,29 @@ import type { TestChain } from './chain.js';
  */
 const require = createRequire(import.meta.url);
 const ARTIFACTS = '@safe-global/safe-smart-account/build/artifacts/contracts';
-type Artifact = { abi: Abi; bytecode: Hex };
-const artifact = (path: string) => require(`${ARTIFACTS}/${path}`) as Artifact;
+export type SafeArtifact = { abi: Abi; bytecode: Hex };
+const artifact = (path: string) => require(`${ARTIFACTS}/${path}`) as SafeArtifact;
 const SAFE = artifact('Safe.sol/Safe.json');
 const FACTORY = artifact('proxies/SafeProxyFactory.sol/SafeProxyFactory.json');
 const FALLBACK = artifact('handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json');
+/** The compiled Safe contracts the tests deploy (MultiSendCallOnly: the browser wallet's atomic batches). */
+export const SAFE_ARTIFACTS = { SAFE, FACTORY, FALLBACK, MULTISEND: artifact('libraries/MultiSendCallOnly.sol/MultiSendCallOnly.json') };
 
 export type SafeStack = { singleton: Address; factory: Address; fallbackHandler: Address; deployer: LocalAccount };
 
 export async function deploySafeStack(chain: TestChain): Promise<SafeStack> {
   const wallet = chain.walletClientFor(chain.owner);
-  const deploy = async (a: Artifact) => {
-    const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args: [] });
-    const receipt = await chain.confirm(hash);
-    if (!receipt.contractAddress) throw new Error('no contract address');
-    return receipt.contractAddress;
+  return deploySafeStackWith(async (a) => chain.confirm(await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args: [] })), chain.owner);
+}
+
+/** The singleton, factory and fallback handler, each deployed by `send` (which waits for its receipt). */
+export async function deploySafeStackWith(send: (a: SafeArtifact) => Promise<{ contractAddress?: Address | null }>, deployer: LocalAccount): Promise<SafeStack> {
+  const deploy = async (a: SafeArtifact) => {
+    const { contractAddress } = await send(a);
+    if (!contractAddress) throw new Error('no contract address');
+    return contractAddress;
   };
-  return { singleton: await deploy(SAFE), factory: await deploy(FACTORY), fallbackHandler: await deploy(FALLBACK), deployer: chain.owner };
+  return { singleton: await deploy(SAFE), factory: await deploy(FACTORY), fallbackHandler: await deploy(FALLBACK), deployer };
 }
 
 /** `Safe.setup` calldata: `owners` with `threshold`, the CompatibilityFallbackHandler, no payment. */

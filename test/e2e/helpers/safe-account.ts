@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import {
   concat,
   createWalletClient,
@@ -11,7 +10,6 @@ import {
   pad,
   size,
   zeroAddress,
-  type Abi,
   type Address,
   type Hex,
   type LocalAccount,
@@ -19,21 +17,14 @@ import {
   type TypedDataDefinition,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { safeInitializer, type SafeStack } from '../../helpers/safe.js';
+import { deploySafeStackWith, SAFE_ARTIFACTS, safeInitializer, type SafeArtifact } from '../../helpers/safe.js';
 
 /**
  * A real smart account for the browser tests: Safe 1.5.0 from @safe-global/safe-smart-account's compiled
  * artifacts (singleton, proxy factory, CompatibilityFallbackHandler for ERC-1271, MultiSendCallOnly for
  * atomic batches), deployed on the e2e devnet as-is, one owner (a dev EOA that also pays the gas).
  */
-const require = createRequire(import.meta.url);
-const ARTIFACTS = '@safe-global/safe-smart-account/build/artifacts/contracts';
-type Artifact = { abi: Abi; bytecode: Hex };
-const artifact = (p: string) => require(`${ARTIFACTS}/${p}`) as Artifact;
-const SAFE = artifact('Safe.sol/Safe.json');
-const FACTORY = artifact('proxies/SafeProxyFactory.sol/SafeProxyFactory.json');
-const FALLBACK = artifact('handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json');
-const MULTISEND = artifact('libraries/MultiSendCallOnly.sol/MultiSendCallOnly.json');
+const { SAFE, FACTORY, MULTISEND } = SAFE_ARTIFACTS;
 
 export type SafeAccount = { address: Address; owner: LocalAccount; multiSend: Address; chainId: number };
 export type Call = { to: Address; data?: Hex; value?: bigint };
@@ -43,13 +34,10 @@ export async function deploySafeAccount(publicClient: PublicClient, rpcUrl: stri
   const owner = privateKeyToAccount(ownerKey);
   const chain = publicClient.chain!;
   const wallet = createWalletClient({ account: owner, chain, transport: http(rpcUrl) });
-  const deploy = async (a: Artifact) => {
-    const receipt = await publicClient.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args: [] }) });
-    if (!receipt.contractAddress) throw new Error('no contract address');
-    return receipt.contractAddress;
-  };
-  const stack: SafeStack = { singleton: await deploy(SAFE), factory: await deploy(FACTORY), fallbackHandler: await deploy(FALLBACK), deployer: owner };
-  const multiSend = await deploy(MULTISEND);
+  const send = async (a: SafeArtifact) => publicClient.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args: [] }) });
+  const stack = await deploySafeStackWith(send, owner);
+  const multiSend = (await send(MULTISEND)).contractAddress;
+  if (!multiSend) throw new Error('no contract address');
   const args = [stack.singleton, safeInitializer(stack, [owner.address]), BigInt(Date.now())] as const;
   const { result, request } = await publicClient.simulateContract({ account: owner, address: stack.factory, abi: FACTORY.abi, functionName: 'createProxyWithNonce', args });
   await publicClient.waitForTransactionReceipt({ hash: await wallet.writeContract(request) });
