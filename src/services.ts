@@ -80,7 +80,7 @@ export function createServices(deps: ServiceDeps) {
   operatorTxs.register('settlement', settlements.onOutcome);
   operatorTxs.register('order_cancel', orderCancelOutcomeHandler(logger, clock));
   // Gasless payment: the relayer's transactions go through the same outbox (key 'relayer', purpose 'relay').
-  const relay = createRelay({ db, config, chains, tokenDomains: createTokenDomains(), enqueue: operatorTxs.enqueue, wake: () => operatorTxs.poke('relayer'), logger });
+  const relay = createRelay({ db, config, chains, tokenDomains: createTokenDomains(), wake: () => operatorTxs.poke('relayer'), logger });
   operatorTxs.register('relay', relay.onOutcome);
   const checkout = createCheckoutService({ db, config, chains, orders, gaslessOf: relay.gasless, cache: publicSessions });
   const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel({ db, router, logger, clock }, id, reason) };

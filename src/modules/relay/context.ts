@@ -2,7 +2,6 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ChainsService } from '../chains/service.js';
-import type { enqueueOperatorTx } from '../operator-txs/enqueue.js';
 import type { TokenDomains } from './token-domain.js';
 
 /** What every relay operation needs, passed in explicitly (modules/relay/index.ts assembles it). */
@@ -11,7 +10,6 @@ export type RelayDeps = {
   config: Pick<Config, 'gaslessEnabled' | 'gaslessDailyCap'>;
   chains: ChainsService;
   tokenDomains: TokenDomains;
-  enqueue: typeof enqueueOperatorTx;
   /** Tells this process's relayer sender (if it runs here) that a relay was just enqueued; others poll. */
   wake?: () => void;
   logger: Logger;

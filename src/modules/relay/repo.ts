@@ -37,6 +37,8 @@ type Ext = { relays: RelaysTable; relay_daily_usage: UsageTable; operator_txs: {
 const x = (db: Executor) => (db as Db).withTables<Ext>() as unknown as Kysely<DB & Ext>;
 
 export type RelayRow = Selectable<RelaysTable>;
+/** The outbox row of the relayer's intent (operator-txs `intentRow`). */
+export type AcceptedIntent = { id: string; chain_id: number; purpose: string; ref_id: string; to_address: string; calldata: string; state: string; key_role: string; gas_limit: bigint | null };
 /** A relay with the hash of its latest broadcast attempt (operator_txs, read only). */
 export type RelayView = RelayRow & { sent_tx_hash: string | null };
 
@@ -50,10 +52,46 @@ const view = (db: Executor) =>
   x(db).selectFrom('relays as r').leftJoin('operator_txs as t', 't.id', 'r.operator_tx_id').selectAll('r').select('t.tx_hash as sent_tx_hash');
 
 export const relayRepo = {
-  /** The order as the relay checks it (any platform's: the public path has only the session token). */
-  findOrder: (db: Executor, id: string) => x(db).selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst(),
+  /**
+   * The order as the relay checks it (any platform's: the public path has only the session token), and whether
+   * it has a relay in flight: one round trip. The in-flight flag is advisory (it spares a doomed simulation);
+   * relays_in_flight_idx decides at `accept`.
+   */
+  findOrder: (db: Executor, id: string) =>
+    x(db).selectFrom('orders').selectAll('orders')
+      .select((eb) => eb.exists(eb.selectFrom('relays').select(sql`1`.as('one')).whereRef('relays.order_id', '=', 'orders.id').where('relays.state', '=', 'pending')).as('relay_in_flight'))
+      .where('orders.id', '=', id).executeTakeFirst(),
 
-  insert: (tx: Executor, row: Insertable<RelaysTable>) => x(tx).insertInto('relays').values(row).returningAll().executeTakeFirstOrThrow(),
+  /**
+   * Accepts a relay in ONE statement: a slot of the platform's day while it stays within `cap`, the relayer's
+   * outbox intent (the row operator-txs builds, `intentRow`) and the relay row. Nothing is written when the day
+   * is full (undefined), or when the order already has a relay in flight (relays_in_flight_idx fails the
+   * statement). As one statement it holds the usage row's lock only while it runs, where a transaction of four
+   * statements made every concurrent relay of the platform queue behind the others' round trips.
+   */
+  async accept(db: Executor, a: { cap: number; intent: AcceptedIntent; relay: Omit<Insertable<RelaysTable>, 'operator_tx_id'> & { day: string } }): Promise<RelayRow | undefined> {
+    if (a.cap <= 0) return undefined;
+    const i = a.intent;
+    const r = a.relay;
+    const res = await sql<RelayRow>`
+      with slot as (
+        insert into relay_daily_usage (platform_id, day, relays) values (${r.platform_id}, ${r.day}::date, 1)
+        on conflict (platform_id, day) do update set relays = relay_daily_usage.relays + 1
+          where relay_daily_usage.relays < ${a.cap}
+        returning 1
+      ), intent as (
+        insert into operator_txs (id, chain_id, purpose, ref_id, to_address, calldata, state, key_role, gas_limit)
+        select ${i.id}, ${i.chain_id}::int, ${i.purpose}, ${i.ref_id}, ${i.to_address}, ${i.calldata}, ${i.state}, ${i.key_role}, ${i.gas_limit?.toString() ?? null}::bigint
+        from slot
+        returning id
+      )
+      insert into relays (id, order_id, platform_id, chain_id, via, payer, valid_after, valid_before, nonce, authorization_sig, state, operator_tx_id, day)
+      select ${r.id}, ${r.order_id}, ${r.platform_id}, ${r.chain_id}::int, ${r.via}, ${r.payer}, ${r.valid_after}::numeric, ${r.valid_before}::numeric,
+        ${r.nonce}, ${r.authorization_sig}, ${r.state}, intent.id, ${r.day}::date
+      from intent
+      returning *`.execute(db);
+    return res.rows[0];
+  },
 
   /** `day` as YYYY-MM-DD text (drivers differ on how they hand a date back). */
   findByOperatorTx: (tx: Executor, operatorTxId: string) =>
@@ -66,25 +104,6 @@ export const relayRepo = {
   transition: (tx: Executor, id: string, t: keyof typeof RELAY_TRANSITIONS, set: Partial<Pick<RelayRow, 'error_code' | 'error_message' | 'tx_hash' | 'gas_used' | 'gas_cost_wei'>>) =>
     x(tx).updateTable('relays').set({ ...set, state: RELAY_TRANSITIONS[t].to, updated_at: new Date() })
       .where('id', '=', id).where('state', 'in', [...RELAY_TRANSITIONS[t].from]).returningAll().executeTakeFirst(),
-
-  /** Counts one more relay for the platform's day if that stays within `cap`; false (nothing written) when it would not. */
-  async takeDailySlot(tx: Executor, platformId: string, day: string, cap: number): Promise<boolean> {
-    if (cap <= 0) return false;
-    const r = await sql<{ relays: number }>`
-      insert into relay_daily_usage (platform_id, day, relays) values (${platformId}, ${day}::date, 1)
-      on conflict (platform_id, day) do update set relays = relay_daily_usage.relays + 1
-        where relay_daily_usage.relays < ${cap}
-      returning relays`.execute(tx);
-    return r.rows.length === 1;
-  },
-
-  /** Whether the order has a relay in flight, and the platform's relays on `day` (one round trip for submit). */
-  inFlightAndUsed: async (db: Executor, orderId: string, platformId: string, day: string) => {
-    const r = await sql<{ in_flight: boolean; used: number | null }>`
-      select exists (select 1 from relays where order_id = ${orderId} and state = 'pending') as in_flight,
-        (select relays from relay_daily_usage where platform_id = ${platformId} and day = ${day}::date) as used`.execute(db);
-    return { inFlight: r.rows[0]!.in_flight, used: Number(r.rows[0]!.used ?? 0) };
-  },
 
   usedOn: async (db: Executor, platformId: string, day: string) =>
     (await x(db).selectFrom('relay_daily_usage').select('relays').where('platform_id', '=', platformId).where('day', '=', sql<string>`${day}::date`).executeTakeFirst())?.relays ?? 0,

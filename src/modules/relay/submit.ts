@@ -1,11 +1,13 @@
 import { BaseError, encodeFunctionData, getAddress, hashTypedData, type Address, type Hex } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
+import type { Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { recordResponseInTx } from '../idempotency/context.js';
+import { recordResponseInTx, recordsResponse } from '../idempotency/context.js';
 import type { OrderRow } from '../orders/repo.js';
 import { verifyHashSignature } from '../invitations/verify.js';
+import { intentRow } from '../operator-txs/enqueue.js';
 import { simulate } from '../operator-txs/simulate.js';
 import { checkAuthorization } from './check-authorization.js';
 import { latestBlock } from './latest-block.js';
@@ -22,7 +24,7 @@ export type RelayBody = { from: Address; valid_after: string; valid_before: stri
  * the relayer. Everything is checked first (switch, order, authorization, payer lock, chain time, cap, then
  * one simulation from the relayer, which checks the signature in the token; a refused simulation is named
  * invalid_signature when the signature does not verify off chain either); a refusal throws the AppError naming
- * it with nothing written or sent. Then, in one transaction: a slot of the platform's daily cap, the relay row
+ * it with nothing written or sent. Then, in one statement: a slot of the platform's daily cap, the relay row
  * and the outbox intent, with the simulation's gas limit (the sender does not simulate it again).
  */
 export async function submitRelay(deps: RelayDeps, target: RelayTarget, body: RelayBody) {
@@ -38,10 +40,8 @@ export async function submitRelay(deps: RelayDeps, target: RelayTarget, body: Re
   const block = await onChain(() => latestBlock(rt.publicClient));
   rt.clock.observe(block.timestamp);
   checkAuthorization(order, auth, block.timestamp);
-  const day = utcDay(block.timestamp);
-  const now = await relayRepo.inFlightAndUsed(deps.db, order.id, order.platform_id, day);
-  if (now.inFlight) throw new AppError('relay_in_flight', `A relay for order ${order.id} is already in flight.`);
-  if (now.used >= deps.config.gaslessDailyCap) throw capReached(deps);
+  if (order.relay_in_flight) throw inFlight(order.id);
+  if (deps.config.gaslessDailyCap <= 0) throw capReached(deps);
   const router = payOrderOf(order).domain.verifyingContract;
   const calldata = payCalldata(order, auth);
   // One execution (eth_estimateGas from the relayer): it proves the call succeeds, and with it that the token
@@ -53,27 +53,35 @@ export async function submitRelay(deps: RelayDeps, target: RelayTarget, body: Re
     throw new AppError('simulation_failed', `payOrderWithAuthorization would revert: ${sim.error}.`);
   }
   const id = newId('rly');
-  try {
-    const relay = await deps.db.transaction().execute(async (tx) => {
-      if (!(await relayRepo.takeDailySlot(tx, order.platform_id, day, deps.config.gaslessDailyCap))) throw capReached(deps);
-      const otx = await deps.enqueue(tx, { chainId: order.chain_id, purpose: 'relay', refId: id, to: router, calldata, key: 'relayer', gasLimit: sim.gasLimit });
-      const row = await relayRepo.insert(tx, {
+  const intent = intentRow({ chainId: order.chain_id, purpose: 'relay', refId: id, to: router, calldata, key: 'relayer', gasLimit: sim.gasLimit });
+  // The cap's slot, the intent and the relay are one statement; with an Idempotency-Key the 202 joins them in a transaction.
+  const accept = async (ex: Executor) => {
+    const row = await relayRepo.accept(ex, {
+      cap: deps.config.gaslessDailyCap,
+      intent,
+      relay: {
         id, order_id: order.id, platform_id: order.platform_id, chain_id: order.chain_id, via: target.via, payer: auth.from,
         valid_after: auth.validAfter.toString(), valid_before: auth.validBefore.toString(), nonce: auth.nonce, authorization_sig: auth.signature,
-        state: 'pending', operator_tx_id: otx.id, day,
-      });
-      const body = serializeRelay({ ...row, sent_tx_hash: null });
-      await recordResponseInTx(tx, 202, body);
-      return body;
+        state: 'pending', day: utcDay(block.timestamp),
+      },
     });
+    if (!row) throw capReached(deps);
+    const answer = serializeRelay({ ...row, sent_tx_hash: null });
+    await recordResponseInTx(ex, 202, answer);
+    return answer;
+  };
+  try {
+    const relay = recordsResponse() ? await deps.db.transaction().execute(accept) : await accept(deps.db);
     deps.wake?.();
     deps.logger.info({ relay_id: id, order_id: order.id, via: target.via }, 'gasless relay accepted');
     return relay;
   } catch (err) {
-    if (isUniqueViolation(err, 'relays_in_flight_idx')) throw new AppError('relay_in_flight', `A relay for order ${order.id} is already in flight.`);
+    if (isUniqueViolation(err, 'relays_in_flight_idx')) throw inFlight(order.id);
     throw err;
   }
 }
+
+const inFlight = (orderId: string) => new AppError('relay_in_flight', `A relay for order ${orderId} is already in flight.`);
 
 /** A chain call that failed for a reason other than a revert (node unreachable, timeout): 503, nothing written. */
 async function onChain<T>(call: () => Promise<T>): Promise<T> {
