@@ -1,18 +1,56 @@
-import type { Hex, PublicClient } from 'viem';
+import { MethodNotFoundRpcError, MethodNotSupportedRpcError, RpcError, type Hex, type PublicClient } from 'viem';
+import { simulateBlocks } from 'viem/actions';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { revertNameOf } from './decode-revert.js';
 
 export type Simulation = { ok: true; gasLimit: bigint } | { ok: false; error: string };
 
+/** Clients whose node answered that it has no eth_simulateV1: they estimate instead, from then on. */
+const withoutSimulateV1 = new WeakSet<object>();
+
 /**
- * eth_estimateGas from the sender at the latest block: one execution that both proves the call succeeds (a
- * node answers an estimate only for a call that does not revert) and gives its gas. A revert resolves as
- * `{ ok: false, error }` with the decoded custom error name; anything else (RPC trouble) throws, so the
- * intent stays queued and is tried again.
+ * Runs the call from the sender at the latest block, once, and says whether it succeeds and with what gas limit.
+ *
+ * `eth_simulateV1` executes it once and reports the gas it used; `eth_estimateGas` answers the same question by
+ * a binary search over the gas limit: 4.6 ms of anvil's CPU per relay against 0.4 ms (200 relays: 0.93 s against
+ * 0.08 s, docs/performance.md), and on a remote node one execution is the shorter wait. A node without
+ * eth_simulateV1 (it answers "method not found") is asked eth_estimateGas, for this call and every later one; a
+ * node that answers eth_simulateV1 with any other JSON-RPC error is asked eth_estimateGas for this call.
+ *
+ * A revert resolves as `{ ok: false, error }` with the decoded custom error name; anything else (RPC trouble)
+ * throws, so the caller answers 503 or keeps the intent queued and tries again.
  */
 export async function simulate(client: PublicClient, account: Pick<PrivateKeyAccount, 'address'>, to: Hex, data: Hex): Promise<Simulation> {
+  if (!withoutSimulateV1.has(client)) {
+    try {
+      return await simulateOnce(client, account.address, to, data);
+    } catch (err) {
+      // The node answered, but not with a simulation (no such method, or it refuses these parameters): estimate.
+      // A transport failure (unreachable, timeout) is not an answer and is thrown.
+      if (!(err instanceof RpcError)) throw err;
+      if (err instanceof MethodNotFoundRpcError || err instanceof MethodNotSupportedRpcError) withoutSimulateV1.add(client);
+    }
+  }
+  return estimate(client, account.address, to, data);
+}
+
+async function simulateOnce(client: PublicClient, from: Hex, to: Hex, data: Hex): Promise<Simulation> {
+  const [block] = await simulateBlocks(client, { blockTag: 'latest', blocks: [{ calls: [{ account: from, to, data }] }] });
+  const call = block!.calls[0]!;
+  if (call.status === 'success') return { ok: true, gasLimit: gasLimitFor(call.maxUsedGas ?? (call.gasUsed * 5n) / 4n) };
+  return { ok: false, error: revertNameOf(call.error) ?? 'reverted' };
+}
+
+/**
+ * The gas limit to sign with, from the most gas the execution held at once (nodes that report `maxUsedGas`),
+ * else from the gas it used with the largest refund added back (EIP-3529: at most a fifth of the gas used).
+ * 10 % more covers the 1/64 each nested call (router → token → wallet) must leave its caller, plus a margin.
+ */
+export const gasLimitFor = (peak: bigint): bigint => (peak * 11n) / 10n + 25_000n;
+
+async function estimate(client: PublicClient, from: Hex, to: Hex, data: Hex): Promise<Simulation> {
   try {
-    const gas = await client.estimateGas({ account: account.address, to, data, blockTag: 'latest' });
+    const gas = await client.estimateGas({ account: from, to, data, blockTag: 'latest' });
     return { ok: true, gasLimit: (gas * 12n) / 10n + 10_000n };
   } catch (err) {
     const name = revertNameOf(err);
