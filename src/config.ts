@@ -45,6 +45,8 @@ export type Config = {
   gaslessEnabled: boolean;
   /** GASLESS_DAILY_CAP: relays accepted per platform per UTC day (chain clock). */
   gaslessDailyCap: number;
+  /** RPC_BATCH_SIZE: JSON-RPC calls made in the same tick go to the node as one batch of at most this many (0: one request each). */
+  rpcBatchSize: number;
   serviceFeeBps: number;
   serviceTreasury: Address | null;
   adminToken: string | null;
@@ -159,6 +161,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       ? devnet || (env.RELAYER_PRIVATE_KEY ?? '') !== ''
       : env.GASLESS_ENABLED === 'true',
     gaslessDailyCap: read(env, 'GASLESS_DAILY_CAP', int(0, 100_000_000).default(1000)),
+    rpcBatchSize: read(env, 'RPC_BATCH_SIZE', int(0, 1000).default(32)),
     serviceFeeBps: read(env, 'SERVICE_FEE_BPS', int(0, 10000).default(100)),
     serviceTreasury: read(env, 'SERVICE_TREASURY', address.optional()) ?? null,
     // Several comma-separated tokens are all accepted: rotation adds the new one, rolls the instances, then

@@ -128,6 +128,14 @@ describe('config: every variable parsed (production)', () => {
     expect(configError({ GASLESS_DAILY_CAP: '-1' }).message).toMatch(/^Invalid configuration: GASLESS_DAILY_CAP /);
   });
 
+  it('reads RPC_BATCH_SIZE (default 32, 0 turns batching off, refuses a negative or a huge size)', () => {
+    expect(loadConfig({}, []).rpcBatchSize).toBe(32);
+    expect(loadConfig({ RPC_BATCH_SIZE: '0' }, []).rpcBatchSize).toBe(0);
+    expect(loadConfig({ ...PRODUCTION, RPC_BATCH_SIZE: '10' }, []).rpcBatchSize).toBe(10);
+    expect(configError({ RPC_BATCH_SIZE: '-1' }).message).toMatch(/^Invalid configuration: RPC_BATCH_SIZE /);
+    expect(configError({ RPC_BATCH_SIZE: '5000' }).message).toMatch(/^Invalid configuration: RPC_BATCH_SIZE /);
+  });
+
   it('reads FINALITY_<chainId> (latest, safe or finalized; default safe on a real network)', () => {
     expect(loadConfig(PRODUCTION, []).chains.get(84532)?.finality).toBe('safe');
     expect(loadConfig({ ...PRODUCTION, FINALITY_84532: 'latest' }, []).chains.get(84532)?.finality).toBe('latest');

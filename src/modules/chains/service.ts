@@ -19,7 +19,9 @@ export function createChainsService(config: Config) {
   const runtimes = new Map<number, ChainRuntime>();
   for (const [id, c] of config.chains) {
     const devnet = config.env === 'devnet';
-    const publicClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2 }) }) as PublicClient;
+    // Calls made in the same tick (concurrent relays' simulations, the sender's broadcasts) travel as one batch.
+    const batch = config.rpcBatchSize > 0 ? { batchSize: config.rpcBatchSize } : false;
+    const publicClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2, batch }) }) as PublicClient;
     runtimes.set(id, {
       ...c,
       name: devnet ? `Trisettle devnet (${id})` : (NAMES[id]?.name ?? `Chain ${id}`),

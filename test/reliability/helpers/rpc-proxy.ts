@@ -16,7 +16,7 @@ export type FaultMode =
   | { kind: 'down' };
 
 export type RpcCall = { jsonrpc?: string; id: unknown; method: string; params?: unknown[] };
-/** Rewrites for single (non-batch) calls: a request before it goes upstream, or a result on its way back. */
+/** Rewrites of each call (alone or in a batch): a request before it goes upstream, or a result on its way back. */
 export type ProxyHooks = {
   request?: (call: RpcCall) => RpcCall | { error: { code: number; message: string } };
   response?: (call: RpcCall, result: unknown) => unknown;
@@ -79,8 +79,7 @@ export async function startRpcProxy(upstream: string) {
         stats.injected++;
         return;
       }
-      const single = calls.length === 1 && !Array.isArray(JSON.parse(raw || 'null')) ? calls[0]! : null;
-      if (single && (hooks.request || hooks.response)) return forwardHooked(single, res);
+      if (calls.length > 0 && (hooks.request || hooks.response)) return forwardHooked(calls, Array.isArray(JSON.parse(raw || 'null')), res);
       try {
         const up = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw, signal: AbortSignal.timeout(10_000) });
         const text = await up.text();
@@ -92,18 +91,20 @@ export async function startRpcProxy(upstream: string) {
       }
     });
   });
-  async function forwardHooked(original: RpcCall, res: http.ServerResponse) {
-    const send = (body: unknown) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    const call = hooks.request ? hooks.request(original) : original;
-    if ('error' in call) return send({ jsonrpc: '2.0', id: original.id, error: call.error });
-    try {
+  /** Each call through the hooks on its own (a batch's calls too: the service batches calls made together). */
+  async function forwardHooked(originals: RpcCall[], batch: boolean, res: http.ServerResponse) {
+    const one = async (original: RpcCall) => {
+      const call = hooks.request ? hooks.request(original) : original;
+      if ('error' in call) return { jsonrpc: '2.0', id: original.id, error: call.error };
       const up = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call), signal: AbortSignal.timeout(10_000) });
       const answer = (await up.json()) as { result?: unknown };
       if (hooks.response && 'result' in answer) answer.result = hooks.response(original, answer.result);
-      send(answer);
+      return answer;
+    };
+    try {
+      const answers = await Promise.all(originals.map(one));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(batch ? answers : answers[0]));
     } catch {
       res.writeHead(502, { 'content-type': 'text/plain' });
       res.end('bad gateway');
