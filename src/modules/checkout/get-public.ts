@@ -11,7 +11,7 @@ import { serializePublicSession } from './serialize.js';
 
 /** The session read's `gasless` block for an order (modules/relay gaslessView), passed in by services.ts. */
 export type GaslessOf = (order: OrderRow) => Promise<GaslessView>;
-export type PublicReadDeps = { db: Db; config: Config; chains: ChainsService; gaslessOf: GaslessOf; cache?: PublicSessionCache | undefined };
+export type PublicReadDeps = { db: Db; config: Config; chains: ChainsService; gaslessOf: GaslessOf; cache?: PublicSessionCache | undefined; orderIds: OrderIdsOfTokens };
 
 const noSession = () => new AppError('not_found', 'No such checkout session.');
 
@@ -28,6 +28,7 @@ export async function getPublicSessionJson(deps: PublicReadDeps, token: string):
   const ticket = deps.cache?.ticket() ?? 0;
   const found = await sessionsRepo.findPublic(deps.db, hash);
   if (!found) throw noSession();
+  deps.orderIds.set(hash, found.order.id); // the page reads its session before it posts a relay
   const chain = deps.chains.get(found.order.chain_id);
   const json = JSON.stringify(serializePublicSession(found, chain, await deps.gaslessOf(found.order), deps.config.env === 'devnet'));
   // Kept until the session changes (NOTIFY on expiry or payment), not until expires_at: the state does not
@@ -36,9 +37,30 @@ export async function getPublicSessionJson(deps: PublicReadDeps, token: string):
   return json;
 }
 
+/**
+ * Token hash → order id, remembered: a session's order never changes and sessions are never deleted, so the
+ * answer needs no invalidation (and holds across instances). Bounded: the oldest entry goes first.
+ */
+export function createOrderIdsOfTokens(max = 50_000) {
+  const ids = new Map<string, string>();
+  return {
+    get: (tokenHash: string) => ids.get(tokenHash),
+    set(tokenHash: string, orderId: string) {
+      if (ids.size >= max) ids.delete(ids.keys().next().value!);
+      ids.set(tokenHash, orderId);
+    },
+  };
+}
+export type OrderIdsOfTokens = ReturnType<typeof createOrderIdsOfTokens>;
+
 /** The order behind a session token (the public relay endpoint is keyed by it); 404 as the read. */
-export async function orderIdOfSessionToken(deps: { db: Db }, token: string): Promise<string> {
-  const found = token.startsWith('cs_live_') ? await sessionsRepo.findPublic(deps.db, sha256Hex(token)) : undefined;
+export async function orderIdOfSessionToken(deps: { db: Db; orderIds: OrderIdsOfTokens }, token: string): Promise<string> {
+  if (!token.startsWith('cs_live_')) throw noSession();
+  const hash = sha256Hex(token);
+  const known = deps.orderIds.get(hash);
+  if (known !== undefined) return known;
+  const found = await sessionsRepo.findPublic(deps.db, hash);
   if (!found) throw noSession();
+  deps.orderIds.set(hash, found.order.id);
   return found.order.id;
 }

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import type { ChainsService } from '../chains/service.js';
 import type { Caller, OrdersService } from '../orders/index.js';
 import { createSession, type CreateSessionInput } from './create-session.js';
-import { getPublicSessionJson, orderIdOfSessionToken, type GaslessOf } from './get-public.js';
+import { createOrderIdsOfTokens, getPublicSessionJson, orderIdOfSessionToken, type GaslessOf } from './get-public.js';
 import type { PublicSessionCache } from './public-cache.js';
 
 export type { CreateSessionInput } from './create-session.js';
@@ -17,10 +17,11 @@ export { cacheFollowsOrders, sessionsFollowOrders } from './follow-orders.js';
 export function createCheckoutService(deps: {
   db: Db; config: Config; chains: ChainsService; orders: OrdersService; gaslessOf: GaslessOf; cache?: PublicSessionCache | undefined;
 }) {
+  const orderIds = createOrderIdsOfTokens();
   return {
     create: (caller: Caller, input: CreateSessionInput) => createSession(deps, caller, input),
-    orderIdOfToken: (token: string) => orderIdOfSessionToken(deps, token),
-    readPublicJson: (token: string) => getPublicSessionJson(deps, token),
+    orderIdOfToken: (token: string) => orderIdOfSessionToken({ db: deps.db, orderIds }, token),
+    readPublicJson: (token: string) => getPublicSessionJson({ ...deps, orderIds }, token),
   };
 }
 
