@@ -112,7 +112,7 @@ if (only.includes('explain')) {
   results.explain = await benchExplain();
 }
 if (only.includes('balance')) results.balance = await (await import('./parts/balance.js')).benchBalance();
-if (only.includes('gasless')) results.gasless = await (await import('./parts/gasless.js')).benchGasless({ n: Number(process.env.BENCH_GASLESS_N ?? 200) });
+if (only.includes('gasless')) results.gasless = await (await import('./parts/gasless.js')).benchGasless({ n: Number(process.env.BENCH_GASLESS_N ?? 200), rounds: Number(process.env.BENCH_GASLESS_ROUNDS ?? 3) });
 results.run.load_avg_end = loadAvg();
 results.run.elapsed_s = Math.round((performance.now() - started) / 1000);
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import fs, { readFileSync } from 'node:fs';
 import os from 'node:os';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -60,4 +60,33 @@ export async function closedLoop(concurrency: number, ms: number, op: (i: number
 
 export function log(...parts: unknown[]) {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${parts.join(' ')}\n`);
+}
+
+const CLK_TCK = 100;
+/** CPU seconds (user + system) used so far by every process whose command name matches, from /proc (Linux). */
+export function cpuSecondsOf(name: RegExp): number {
+  let ticks = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!name.test(comm)) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return ticks / CLK_TCK;
+}
+
+/** CPU seconds used by anvil, PostgreSQL and this process between `start()` and `stop()`. */
+export function cpuSplit() {
+  const read = () => ({ anvil: cpuSecondsOf(/^anvil$/), postgres: cpuSecondsOf(/^postgres$/), node: process.cpuUsage() });
+  const a = read();
+  return () => {
+    const b = read();
+    const n = process.cpuUsage(a.node);
+    return { anvil_s: round(b.anvil - a.anvil, 2)!, postgres_s: round(b.postgres - a.postgres, 2)!, node_s: round((n.user + n.system) / 1e6, 2)! };
+  };
 }
