@@ -30,13 +30,22 @@ const deliverer = (opts: DelivererOptions = {}, env: 'devnet' | 'production' = '
   createWebhookDeliverer({ db, config: { env }, logger: h.services.logger, secrets: h.services.webhookSecrets }, { ...FAST, ...opts });
 
 /** The test database whose transactions fail while `failing()` holds, as if PostgreSQL had gone away. */
-const failingTransactions = (failing: () => boolean) => new Proxy(h.db, {
+const bound = <T extends object>(target: T, prop: string | symbol) => {
+  const v = Reflect.get(target, prop, target);
+  return typeof v === 'function' ? v.bind(target) : v;
+};
+const lost = async () => {
+  throw new Error('Connection terminated unexpectedly');
+};
+/** The deliverer's database while `failing()` says it is away: every transaction and every statement fails. */
+const failingDatabase = (failing: () => boolean) => new Proxy(h.db, {
   get(target, prop) {
-    if (prop === 'transaction' && failing()) {
-      return () => ({ execute: async () => { throw new Error('Connection terminated unexpectedly'); } });
+    if (prop === 'transaction' && failing()) return () => ({ execute: lost });
+    // A raw statement (sql`…`.execute(db)) asks for an executor: one whose queries fail.
+    if (prop === 'getExecutor' && failing()) {
+      return () => new Proxy(target.getExecutor(), { get: (ex, p) => (p === 'executeQuery' ? lost : bound(ex, p)) });
     }
-    const v = Reflect.get(target, prop, target);
-    return typeof v === 'function' ? v.bind(target) : v;
+    return bound(target, prop);
   },
 });
 
@@ -351,7 +360,7 @@ describe('delivery', () => {
     const event = await emit(p.platformId);
     // The database goes away right after the receiver got the event: the first three writes fail.
     let failures = 3;
-    const d = deliverer({}, 'devnet', failingTransactions(() => {
+    const d = deliverer({}, 'devnet', failingDatabase(() => {
       if (r.received.length === 0 || failures === 0) return false;
       failures--;
       return true;
@@ -371,7 +380,7 @@ describe('delivery', () => {
     const r = await receiver();
     const ep = await endpoint(p.secretKey, r.url());
     const event = await emit(p.platformId);
-    const d = deliverer({ leaseMs: 600 }, 'devnet', failingTransactions(() => r.received.length > 0));
+    const d = deliverer({ leaseMs: 600 }, 'devnet', failingDatabase(() => r.received.length > 0));
     const started = Date.now();
     expect(await d.runOnce()).toBe(1);
     expect(Date.now() - started).toBeLessThan(5_000);

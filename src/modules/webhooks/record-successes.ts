@@ -23,11 +23,11 @@ export function createSuccessRecorder(db: Db, log: Logger, stopping: () => boole
   async function write(batch: Item[]) {
     for (let waitMs = RETRY_FIRST_MS; batch.length > 0; waitMs = Math.min(waitMs * 2, RETRY_MAX_MS)) {
       try {
-        // In a transaction of its own like every outcome the deliverer records (one statement in it).
-        const recorded = await db.transaction().execute((tx) => claimRepo.finishSucceededMany(tx, {
+        // One statement (atomic on its own): no BEGIN and COMMIT round trips around it.
+        const recorded = await claimRepo.finishSucceededMany(db, {
           id: batch.map((i) => i.job.id), token: batch.map((i) => i.job.lease_token), status: batch.map((i) => i.result.status!),
           attemptedAt: batch.map((i) => i.attemptedAt), durationMs: batch.map((i) => i.result.durationMs),
-        }));
+        });
         for (const i of batch) i.resolve(recorded.has(i.job.id) ? 'succeeded' : 'lease_lost');
         return;
       } catch (err) {
