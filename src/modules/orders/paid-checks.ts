@@ -1,13 +1,13 @@
 import type { Executor } from '../../db/client.js';
 import { recordAlert } from '../alerts/service.js';
 import type { OrderPaidEvent } from './paid-event.js';
-import type { OrderRow } from './repo.js';
+import type { PaidCheckRow } from './repo.js';
 import { canTransition } from './state.js';
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** The fields of a payment that differ from the order the service signed (empty: it matches to the unit). */
-export function paidMismatches(order: OrderRow, ev: OrderPaidEvent): string[] {
+export function paidMismatches(order: PaidCheckRow, ev: OrderPaidEvent): string[] {
   return [
     order.chain_id !== ev.chainId && 'chain_id',
     !same(order.token_address, ev.token) && 'token',
@@ -25,7 +25,7 @@ export function paidMismatches(order: OrderRow, ev: OrderPaidEvent): string[] {
  * Whether an OrderPaid cannot confirm its order: unknown, not what was signed, or in a state 'paid' does not
  * leave from (ORDER_TRANSITIONS). Each refusal is recorded as an alert (in `tx`) and never confirmed.
  */
-export async function refusePaid(tx: Executor, order: OrderRow | undefined, ev: OrderPaidEvent): Promise<boolean> {
+export async function refusePaid(tx: Executor, order: PaidCheckRow | undefined, ev: OrderPaidEvent): Promise<boolean> {
   if (!order) {
     await recordAlert(tx, ev.chainId, 'unknown_order', { order_onchain_id: ev.orderId, tx_hash: ev.txHash });
     return true;

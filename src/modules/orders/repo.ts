@@ -65,6 +65,13 @@ const insertIfCurrentWithKeyQuery = precompiled((db: Executor, keyId: string, ..
     .expression(insertIfCurrentBase(db, values).where((eb) => eb.exists(liveKey(db, keyId, values[NEW_ORDER_COLUMNS.indexOf('platform_id')] as string))))
     .returningAll());
 
+/** The columns an OrderPaid is checked against (paid-checks.ts): the batched path locks and reads only these. */
+const PAID_CHECK_COLUMNS = [
+  'id', 'onchain_id', 'state', 'chain_id', 'token_address', 'amount', 'service_fee', 'platform_fee', 'reserve_hold',
+  'merchant_wallet', 'platform_wallet', 'payer_address',
+] as const satisfies readonly (keyof OrderRow)[];
+export type PaidCheckRow = Pick<OrderRow, (typeof PAID_CHECK_COLUMNS)[number]>;
+
 export const ordersRepo = {
   insert: (db: Executor, row: Insertable<OrdersTable>) => db.insertInto('orders').values(row).returningAll().executeTakeFirstOrThrow(),
 
@@ -134,8 +141,9 @@ export const ordersRepo = {
     db.selectFrom('orders').selectAll().where('onchain_id', '=', onchainId).forUpdate().executeTakeFirst(),
 
   /** The orders with these on-chain ids, locked (in id order) for the indexer's batched OrderPaid path. */
+  /** Locks the orders of these on-chain ids (in id order) and reads the columns a payment is checked against. */
   lockByOnchainIds: async (db: Executor, onchainIds: string[]) =>
-    (await sql<OrderRow>`select * from orders where onchain_id = any(${onchainIds}::text[]) order by id for update`.execute(db)).rows,
+    (await sql<PaidCheckRow>`select ${sql.join(PAID_CHECK_COLUMNS.map((c) => sql.ref(c)))} from orders where onchain_id = any(${onchainIds}::text[]) order by id for update`.execute(db)).rows,
 
   /**
    * The `paid` transition for many orders in one statement (UPDATE … FROM unnest): each row moves only from
