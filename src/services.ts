@@ -74,7 +74,7 @@ export function createServices(deps: ServiceDeps) {
   const refunds = createRefundsService({ db, config, chains, orders, router, logger, clock });
   const settlements = createSettlementsService({ db, config, chains, router, logger, clock });
   // One operator sender (outbox): refunds, settlements and order cancellations enqueue; each owner handles its outcomes.
-  const operatorTxs = createOperatorTxs({ db, config, chains, logger });
+  const operatorTxs = createOperatorTxs({ db: database.workerDb, config, chains, logger });
   operatorTxs.register('refund', refunds.outcomeHandlers.refund);
   operatorTxs.register('refund_cancel', refunds.outcomeHandlers.refund_cancel);
   operatorTxs.register('settlement', settlements.onOutcome);

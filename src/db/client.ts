@@ -13,6 +13,12 @@ export type Executor = Db | Tx;
 
 export type Database = {
   db: Db;
+  /**
+   * For the background senders (operator and relayer transactions): on PostgreSQL a pool of its own
+   * (WORKER_POOL_SIZE connections), so a burst of API requests queued for the main pool cannot hold back the
+   * sender that is to broadcast what those requests just accepted. PGlite: the same single connection.
+   */
+  workerDb: Db;
   kind: 'postgres' | 'pglite';
   ping(): Promise<void>;
   /**
@@ -30,7 +36,27 @@ const INT8 = 20;
 /** int8 columns hold base units: always bigint, on both drivers, never a JS number. */
 const parseInt8 = (v: string) => BigInt(v);
 
+/** Connections of the background senders' own pool (Database.workerDb). */
+export const WORKER_POOL_SIZE = 2;
+
 export function openPostgres(connectionString: string, max = 10): Database {
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: openPool(connectionString, max) }) });
+  const workerDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: openPool(connectionString, WORKER_POOL_SIZE) }) });
+  const listeners: PgListener[] = [];
+  return {
+    db,
+    workerDb,
+    kind: 'postgres',
+    ping: async () => void (await sql`select 1`.execute(db)),
+    listen: (channel, handlers) => void listeners.push(pgListener(connectionString, channel, handlers)),
+    close: async () => {
+      await Promise.all(listeners.map((l) => l.stop()));
+      await Promise.all([db.destroy(), workerDb.destroy()]);
+    },
+  };
+}
+
+function openPool(connectionString: string, max: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -46,18 +72,7 @@ export function openPostgres(connectionString: string, max = 10): Database {
   // made pg emit an unhandled 'error' that killed the whole process. The statement in flight still fails on
   // its own and the pool discards the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  const listeners: PgListener[] = [];
-  return {
-    db,
-    kind: 'postgres',
-    ping: async () => void (await sql`select 1`.execute(db)),
-    listen: (channel, handlers) => void listeners.push(pgListener(connectionString, channel, handlers)),
-    close: async () => {
-      await Promise.all(listeners.map((l) => l.stop()));
-      await db.destroy();
-    },
-  };
+  return pool;
 }
 
 type PgListener = { stop(): Promise<void> };
@@ -136,6 +151,7 @@ export function openPglite(dataDir: string | null): Database {
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
+    workerDb: db,
     kind: 'pglite',
     ping: async () => void (await sql`select 1`.execute(db)),
     // One connection, in this process: it never breaks. LISTEN goes through the dialect's mutex, so it can
