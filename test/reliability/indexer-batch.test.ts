@@ -17,18 +17,18 @@ afterAll(async () => {
   await f?.close();
 });
 
-const indexer = (faults?: Parameters<typeof createIndexer>[0]['faults'], afterCommit?: () => void) => {
-  const s = f.h.services;
-  return createIndexer({ db: f.h.db, config: f.h.config, chains: s.chains, handlers: s.chainEvents, logger: s.logger, metrics: s.metrics, batchSize: 2, faults, afterCommit });
+const indexer = (faults?: Parameters<typeof createIndexer>[0]['faults'], afterCommit?: () => void, flow: Flow = f) => {
+  const s = flow.h.services;
+  return createIndexer({ db: flow.h.db, config: flow.h.config, chains: s.chains, handlers: s.chainEvents, logger: s.logger, metrics: s.metrics, batchSize: 2, faults, afterCommit });
 };
 
-async function platformWithOrders(tag: string, n: number) {
-  const { p, m } = await setupPlatform(f.h);
-  const ep = await f.h.request('POST', '/v1/webhooks/endpoints', { key: p.secretKey, body: { url: 'http://127.0.0.1:9/hooks', subscribed_events: ['*'] } });
+async function platformWithOrders(tag: string, n: number, flow: Flow = f) {
+  const { p, m } = await setupPlatform(flow.h);
+  const ep = await flow.h.request('POST', '/v1/webhooks/endpoints', { key: p.secretKey, body: { url: 'http://127.0.0.1:9/hooks', subscribed_events: ['*'] } });
   expect(ep.status).toBe(201);
   const orders = [];
   for (let i = 0; i < n; i++) {
-    const r = await f.h.request('POST', '/v1/orders', { key: p.secretKey, body: { merchant_id: m.external_id, order_no: `${tag}-${i}`, chain_id: CHAIN, token: 'USDC', amount: `${i + 1}.00` } });
+    const r = await flow.h.request('POST', '/v1/orders', { key: p.secretKey, body: { merchant_id: m.external_id, order_no: `${tag}-${i}`, chain_id: CHAIN, token: 'USDC', amount: `${i + 1}.00` } });
     expect(r.status).toBe(201);
     orders.push(r.body);
   }
@@ -36,8 +36,8 @@ async function platformWithOrders(tag: string, n: number) {
 }
 
 /** What the outbox and the log table hold for a platform's orders: each must be exactly one per payment. */
-async function ledger(platformId: string, onchainIds: string[]) {
-  const db = f.h.db;
+async function ledger(platformId: string, onchainIds: string[], flow: Flow = f) {
+  const db = flow.h.db;
   const states = await db.selectFrom('orders').select(['id', 'state']).where('platform_id', '=', platformId).execute();
   const events = await db.selectFrom('events').select(['id', 'data']).where('platform_id', '=', platformId).where('type', '=', 'order.confirmed').execute();
   const deliveries = await db.selectFrom('webhook_deliveries').select('event_id').where('platform_id', '=', platformId).execute();
@@ -166,5 +166,50 @@ describe('the indexer applies OrderPaid in batches', () => {
     await f.chain.mine(2);
     expect(await ix.runOnce(CHAIN)).toBe(0);
     expect(pokes).toBe(after);
+  });
+});
+
+describe('at 5 confirmations, with the chain clock moved', () => {
+  let g: Flow;
+  beforeAll(async () => {
+    g = await createFlow({ confirmations: 5 });
+  }, 120_000);
+  afterAll(async () => {
+    await g?.close();
+  });
+
+  it('a reorg deeper than the rescan depth (20 blocks) reads again from the fork point; every payment applies once', async () => {
+    const { p, orders } = await platformWithOrders('deep-reorg-5', 3, g);
+    const [a, b, c] = orders;
+    await payAsBuyer(g.chain, g.chain.buyers[0]!, a);
+    await g.chain.mine(6); // a is 6 deep: past the 5 confirmations
+    await indexer(undefined, undefined, g).runOnce(CHAIN);
+    const snapshot = await g.chain.anvil.snapshot();
+    const fork = await g.chain.publicClient.getBlockNumber();
+    await payAsBuyer(g.chain, g.chain.buyers[1]!, b); // b only on the old branch
+    await g.chain.increaseTime(3_600); // an hour of chain time on the old branch
+    await g.chain.mine(40);
+    await indexer(undefined, undefined, g).runOnce(CHAIN);
+    const before = await g.h.db.selectFrom('chain_cursors').select('last_block').where('chain_id', '=', CHAIN).executeTakeFirstOrThrow();
+    expect(BigInt(before.last_block) - fork).toBeGreaterThan(20n); // beyond the fixed rescan depth at 5 confirmations
+    await g.chain.anvil.revert({ id: snapshot });
+    await payAsBuyer(g.chain, g.chain.buyers[2]!, c); // c only on the new branch, right after the fork
+    await g.chain.increaseTime(7_200);
+    await g.chain.mine(80); // the new branch is longer than the old one
+    const ix = indexer(undefined, undefined, g);
+    for (let i = 0; i < 5; i++) await ix.runOnce(CHAIN);
+    const alert = await g.h.db.selectFrom('chain_alerts').select('detail').where('kind', '=', 'reorg_below_depth').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const detail = (typeof alert.detail === 'string' ? JSON.parse(alert.detail) : alert.detail) as { rescan_from: string | number };
+    expect(BigInt(detail.rescan_from)).toBeLessThanOrEqual(fork + 1n); // from the fork, not 20 blocks below the cursor
+    const onchain = orders.map((o) => o.eip712.message.orderId as string);
+    const l = await ledger(p.platformId, onchain, g);
+    const state = new Map(l.states.map((s) => [s.id, s.state]));
+    expect([state.get(a.id), state.get(b.id), state.get(c.id)]).toEqual(['confirmed', 'confirmed', 'confirmed']);
+    expect([...l.perOrder.values()]).toEqual([1, 1, 1]);
+    expect(l.deliveries).toHaveLength(3);
+    // c's payment is recorded at its block on the new branch, with that block's time (the chain's clock).
+    const cRow = await g.h.db.selectFrom('orders').select(['block_number', 'paid_at']).where('id', '=', c.id).executeTakeFirstOrThrow();
+    const cBlock = await g.chain.publicClient.getBlock({ blockNumber: BigInt(cRow.block_number!) });
+    expect(new Date(cRow.paid_at!).getTime()).toBe(Number(cBlock.timestamp) * 1000);
   });
 });
