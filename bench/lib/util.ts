@@ -80,7 +80,7 @@ export function cpuSecondsOf(name: RegExp): number {
   return ticks / CLK_TCK;
 }
 
-/** CPU seconds used by anvil, PostgreSQL and this process between `start()` and `stop()`. */
+/** Starts counting; the function it returns gives the CPU seconds anvil, PostgreSQL and this process used since. */
 export function cpuSplit() {
   const read = () => ({ anvil: cpuSecondsOf(/^anvil$/), postgres: cpuSecondsOf(/^postgres$/), node: process.cpuUsage() });
   const a = read();

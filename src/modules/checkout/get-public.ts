@@ -15,14 +15,19 @@ export type PublicReadDeps = { db: Db; config: Config; chains: ChainsService; ga
 
 const noSession = () => new AppError('not_found', 'No such checkout session.');
 
+/** The stored hash of a session token; a string that is not one is 404 like an unknown token. */
+function tokenHashOf(token: string): string {
+  if (!token.startsWith('cs_live_')) throw noSession();
+  return sha256Hex(token);
+}
+
 /**
  * GET /v1/checkout/sessions/{token}, as JSON text: polled by every buyer's page, so answered from `cache`
  * when it can be. Past expires_at on the wall clock the session stays open until the indexed chain has passed
  * the deadline (orders expireDue): a payment mined in time may still be on its way to confirmation depth.
  */
 export async function getPublicSessionJson(deps: PublicReadDeps, token: string): Promise<string> {
-  if (!token.startsWith('cs_live_')) throw noSession();
-  const hash = sha256Hex(token);
+  const hash = tokenHashOf(token);
   const cached = deps.cache?.get(hash);
   if (cached !== undefined) return cached;
   const ticket = deps.cache?.ticket() ?? 0;
@@ -55,8 +60,7 @@ export type OrderIdsOfTokens = ReturnType<typeof createOrderIdsOfTokens>;
 
 /** The order behind a session token (the public relay endpoint is keyed by it); 404 as the read. */
 export async function orderIdOfSessionToken(deps: { db: Db; orderIds: OrderIdsOfTokens }, token: string): Promise<string> {
-  if (!token.startsWith('cs_live_')) throw noSession();
-  const hash = sha256Hex(token);
+  const hash = tokenHashOf(token);
   const known = deps.orderIds.get(hash);
   if (known !== undefined) return known;
   const found = await sessionsRepo.findPublic(deps.db, hash);

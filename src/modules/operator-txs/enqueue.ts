@@ -2,10 +2,12 @@ import type { Insertable } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import { operatorTxsRepo, type OperatorTxsTable } from './repo.js';
-import type { OperatorTxIntent } from './types.js';
+import type { KeyRole, OperatorTxIntent } from './types.js';
 
-/** The outbox row of an intent, as the sender reads it (queued, with a fresh id). */
-export function intentRow(intent: OperatorTxIntent): Insertable<OperatorTxsTable> & { id: string; key_role: string; gas_limit: bigint | null } {
+/** The outbox row of an intent: queued, with a fresh id (enqueueOperatorTx inserts it; the relay's accept too). */
+export type IntentRow = Insertable<OperatorTxsTable> & { id: string; state: 'queued'; key_role: KeyRole; gas_limit: bigint | null };
+
+export function intentRow(intent: OperatorTxIntent): IntentRow {
   return {
     id: newId('otx'),
     chain_id: intent.chainId,

@@ -4,7 +4,6 @@ import type { Db } from '../../db/client.js';
 import { randomBase62 } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ChainsService } from '../chains/service.js';
-import { enqueueOperatorTx } from './enqueue.js';
 import { createSenderLoops } from './loop.js';
 import { operatorTxsRepo } from './repo.js';
 import { accountOf, rolesOf, runSenders } from './run-once.js';
@@ -27,7 +26,6 @@ export function createOperatorTxs(deps: OperatorTxsDeps) {
   const loops = createSenderLoops(deps.logger, (chainId, role) => runOnce(chainId, role));
   return {
     holder,
-    enqueue: enqueueOperatorTx,
     /** The owner's outcome handler for a purpose (one per purpose; runs inside the delivering transaction). */
     register(purpose: OperatorTxPurpose, handler: OutcomeHandler) {
       handlers.set(purpose, handler);

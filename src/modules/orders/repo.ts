@@ -140,8 +140,7 @@ export const ordersRepo = {
   lockByOnchainId: (db: Executor, onchainId: string) =>
     db.selectFrom('orders').selectAll().where('onchain_id', '=', onchainId).forUpdate().executeTakeFirst(),
 
-  /** The orders with these on-chain ids, locked (in id order) for the indexer's batched OrderPaid path. */
-  /** Locks the orders of these on-chain ids (in id order) and reads the columns a payment is checked against. */
+  /** The indexer's batched OrderPaid path: locks the orders of these on-chain ids (in id order), reading only the columns a payment is checked against. */
   lockByOnchainIds: async (db: Executor, onchainIds: string[]) =>
     (await sql<PaidCheckRow>`select ${sql.join(PAID_CHECK_COLUMNS.map((c) => sql.ref(c)))} from orders where onchain_id = any(${onchainIds}::text[]) order by id for update`.execute(db)).rows,
 

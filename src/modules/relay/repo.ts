@@ -1,6 +1,7 @@
 import { sql, type ColumnType, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Db, Executor } from '../../db/client.js';
 import type { DB } from '../../db/schema.js';
+import type { IntentRow } from '../operator-txs/enqueue.js';
 
 /** Tables of migrations/015_relays.sql (only this module writes them). */
 type Text = ColumnType<string | null, string | null | undefined, string | null>;
@@ -37,8 +38,6 @@ type Ext = { relays: RelaysTable; relay_daily_usage: UsageTable; operator_txs: {
 const x = (db: Executor) => (db as Db).withTables<Ext>() as unknown as Kysely<DB & Ext>;
 
 export type RelayRow = Selectable<RelaysTable>;
-/** The outbox row of the relayer's intent (operator-txs `intentRow`). */
-export type AcceptedIntent = { id: string; chain_id: number; purpose: string; ref_id: string; to_address: string; calldata: string; state: string; key_role: string; gas_limit: bigint | null };
 /** A relay with the hash of its latest broadcast attempt (operator_txs, read only). */
 export type RelayView = RelayRow & { sent_tx_hash: string | null };
 
@@ -69,7 +68,7 @@ export const relayRepo = {
    * statement). As one statement it holds the usage row's lock only while it runs, where a transaction of four
    * statements made every concurrent relay of the platform queue behind the others' round trips.
    */
-  async accept(db: Executor, a: { cap: number; intent: AcceptedIntent; relay: Omit<Insertable<RelaysTable>, 'operator_tx_id'> & { day: string } }): Promise<RelayRow | undefined> {
+  async accept(db: Executor, a: { cap: number; intent: IntentRow; relay: Omit<Insertable<RelaysTable>, 'operator_tx_id'> & { day: string } }): Promise<RelayRow | undefined> {
     if (a.cap <= 0) return undefined;
     const i = a.intent;
     const r = a.relay;
