@@ -14,9 +14,10 @@ import { sessionCompletedObject, sessionExpiredObject, type SessionRow } from '.
  */
 export async function sessionsFollowOrders(e: OrderTransitioned): Promise<void> {
   if (e.trigger !== 'paid' && e.trigger !== 'expire') return;
-  const orders = new Map(e.moved.filter((m) => m.order.checkout_session_id !== null).map((m) => [m.order.id, m.order]));
-  if (orders.size === 0) return;
-  const ids = [...orders.keys()];
+  const ids = e.moved.filter((m) => m.order.checkout_session_id !== null).map((m) => m.order.id);
+  if (ids.length === 0) return;
+  const rows = new Map((await e.rows(ids)).map((o) => [o.id, o]));
+  const orders = new Map(ids.map((id) => [id, rows.get(id)!]));
   if (e.trigger === 'paid') {
     await emitFor(e.tx, orders, await sessionsRepo.completeOfOrders(e.tx, ids, e.at), 'checkout.session.completed', sessionCompletedObject);
   } else {

@@ -4,6 +4,8 @@ import type { Cursor } from '../../db/pagination.js';
 import type { EventsTable, WebhookDeliveriesTable } from '../../db/schema.js';
 
 export type EventRow = Selectable<EventsTable>;
+/** Pending deliveries as columns (one array per column, same length). */
+export type DeliveryColumns = { id: string[]; eventId: string[]; endpointId: string[]; platformId: string[] };
 
 /** bigint base units become decimal strings (the API's convention); Dates their ISO form via toJSON. */
 const toJson = (value: unknown) => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
@@ -47,10 +49,28 @@ export const eventsRepo = {
       where platform_id = any(${platformIds}::text[]) and deleted_at is null and disabled_at is null`.execute(db)).rows,
 
   /** Pending deliveries in one statement; next_attempt_at defaults to the database's now() (the deliverer's clock). */
-  insertDeliveriesMany: (db: Executor, rows: { id: string[]; eventId: string[]; endpointId: string[]; platformId: string[] }, createdAt: Date) =>
+  insertDeliveriesMany: (db: Executor, rows: DeliveryColumns, createdAt: Date) =>
     sql`insert into webhook_deliveries (id, event_id, endpoint_id, platform_id, state, created_at)
         select u.id, u.event_id, u.endpoint_id, u.platform_id, 'pending', ${createdAt.toISOString()}::timestamptz
         from unnest(${rows.id}::text[], ${rows.eventId}::text[], ${rows.endpointId}::text[], ${rows.platformId}::text[]) as u(id, event_id, endpoint_id, platform_id)`.execute(db),
+
+  /**
+   * CTEs `outbox_events` and `outbox_deliveries`, appended to a statement one of whose CTEs (`source`: event_id,
+   * platform_id, body jsonb) yields the events: each event is written with {"object": body}, and each planned
+   * delivery only if its event was (joined to the inserted rows, so it also follows them in the statement).
+   */
+  insertFromCtes: (source: string, type: string, rows: DeliveryColumns, createdAt: Date) => sql`
+    outbox_events as (
+      insert into events (id, platform_id, type, data, created_at)
+      select s.event_id, s.platform_id, ${type}, jsonb_build_object('object', s.body), ${createdAt.toISOString()}::timestamptz
+      from ${sql.table(source)} s
+      returning id),
+    outbox_deliveries as (
+      insert into webhook_deliveries (id, event_id, endpoint_id, platform_id, state, created_at)
+      select u.id, u.event_id, u.endpoint_id, u.platform_id, 'pending', ${createdAt.toISOString()}::timestamptz
+      from unnest(${rows.id}::text[], ${rows.eventId}::text[], ${rows.endpointId}::text[], ${rows.platformId}::text[]) as u(id, event_id, endpoint_id, platform_id)
+      join outbox_events e on e.id = u.event_id
+      returning 1)`,
 
   findForPlatform: (db: Executor, platformId: string, id: string) =>
     db.selectFrom('events').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst(),

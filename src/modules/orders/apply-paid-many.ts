@@ -1,20 +1,21 @@
 import type { Executor } from '../../db/client.js';
-import { emitEvents } from '../events/emit-many.js';
+import { outboxCtes, planOutbox } from '../events/emit-many.js';
 import type { OrdersDeps } from './deps.js';
 import { refusePaid } from './paid-checks.js';
 import type { OrderPaidEvent } from './paid-event.js';
-import { ordersRepo, type OrderRow } from './repo.js';
-import { serializeOrder } from './serialize.js';
+import { ordersRepo, type MovedOrder } from './repo.js';
 import { ORDER_TRANSITIONS } from './state.js';
 
 /**
- * `applyOrderPaid` for many OrderPaid logs of one range, set-based: one statement locks the orders, one
- * confirms every payment that matches its order (compare-and-set on the state), three write the outbox, and
- * one OrderTransitioned carries the whole batch (checkout completes its sessions in one statement). The rules
- * are applyOrderPaid's, the same rows and events result, in chain order; anomalies (unknown order, mismatch,
- * unexpected state) are alerts, one statement each (rare). Returns the orders confirmed.
+ * `applyOrderPaid` for many OrderPaid logs of one range, set-based: one statement locks the orders, one reads
+ * the endpoints their events go to, and one confirms every payment that matches its order (compare-and-set on
+ * the state) and writes its order.confirmed event and deliveries, the body built in SQL (serialize-sql.ts), so
+ * the rows never travel to Node and back. One OrderTransitioned carries the whole batch (checkout completes
+ * its sessions in one statement). The rules are applyOrderPaid's, the same rows and events result; anomalies
+ * (unknown order, mismatch, unexpected state) are alerts, one statement each (rare). Returns the orders
+ * confirmed, in chain order.
  */
-export async function applyOrderPaidMany(deps: Pick<OrdersDeps, 'clock' | 'transitions'>, tx: Executor, events: OrderPaidEvent[]): Promise<OrderRow[]> {
+export async function applyOrderPaidMany(deps: Pick<OrdersDeps, 'clock' | 'transitions'>, tx: Executor, events: OrderPaidEvent[]): Promise<MovedOrder[]> {
   if (events.length === 0) return [];
   const locked = new Map((await ordersRepo.lockByOnchainIds(tx, events.map((e) => e.orderId))).map((o) => [o.onchain_id, o]));
   const ok: OrderPaidEvent[] = [];
@@ -22,14 +23,15 @@ export async function applyOrderPaidMany(deps: Pick<OrdersDeps, 'clock' | 'trans
   if (ok.length === 0) return [];
   const at = deps.clock.now();
   const before = ok.map((ev) => locked.get(ev.orderId)!);
-  const updated = new Map((await ordersRepo.markPaidMany(tx, {
-    id: before.map((o) => o.id), paidBy: ok.map((e) => e.payer), txHash: ok.map((e) => e.txHash), block: ok.map((e) => e.blockNumber.toString()),
-    paidAt: ok.map((e) => e.blockTime.toISOString()), releaseAt: ok.map((e) => new Date(Number(e.releaseAfter) * 1000).toISOString()),
-  }, at)).map((o) => [o.id, o]));
+  const plan = await planOutbox(tx, before.map((o) => ({ platformId: o.platform_id, type: 'order.confirmed' as const })));
+  const updated = new Map((await ordersRepo.confirmPaidMany(tx, {
+    id: before.map((o) => o.id), eventId: plan.eventIds, paidBy: ok.map((e) => e.payer), txHash: ok.map((e) => e.txHash),
+    block: ok.map((e) => e.blockNumber.toString()), paidAt: ok.map((e) => e.blockTime.toISOString()),
+    releaseAt: ok.map((e) => new Date(Number(e.releaseAfter) * 1000).toISOString()),
+  }, at, (source) => outboxCtes(tx, source, 'order.confirmed', plan))).map((o) => [o.id, o]));
   // The rows are locked and were checked above: a row that did not move means the table changed under the lock.
   if (updated.size !== before.length) throw new Error(`applyPaidMany: ${before.length - updated.size} of ${before.length} orders did not move to confirmed`);
   const moved = before.map((o) => ({ order: updated.get(o.id)!, from: o.state }));
-  await emitEvents(tx, moved.map(({ order }) => ({ platformId: order.platform_id, type: 'order.confirmed' as const, data: { object: serializeOrder(order) } })));
-  await deps.transitions.publish({ tx, trigger: 'paid', to: ORDER_TRANSITIONS.paid.to, at, moved });
+  await deps.transitions.publish({ tx, trigger: 'paid', to: ORDER_TRANSITIONS.paid.to, at, moved, rows: (ids) => ordersRepo.byIds(tx, ids) });
   return moved.map(({ order }) => order);
 }

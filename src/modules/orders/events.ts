@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/client.js';
 import type { OrderState } from '../../db/schema.js';
-import type { OrderRow } from './repo.js';
+import type { MovedOrder, OrderRow } from './repo.js';
 import type { OrderTrigger } from './state.js';
 
 /**
@@ -15,7 +15,12 @@ export type OrderTransitioned = {
   /** When orders wrote it (its clock), for columns a subscriber stamps with it (a session's completed_at). */
   at: Date;
   /** Every order the statement moved (one, or a whole batch of the set-based apply-paid path), with the state it left. */
-  moved: readonly { order: OrderRow; from: OrderState }[];
+  moved: readonly { order: MovedOrder; from: OrderState }[];
+  /**
+   * The whole rows of some moved orders as written (read in the transaction when the batched path moved
+   * them, whose rows stay in the database), for a subscriber whose events embed the order.
+   */
+  rows: (ids: readonly string[]) => Promise<OrderRow[]>;
 };
 
 export type OrderTransitionListener = (e: OrderTransitioned) => void | Promise<void>;

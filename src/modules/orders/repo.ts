@@ -1,11 +1,14 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { Cursor } from '../../db/pagination.js';
 import type { OrderState, OrdersTable } from '../../db/schema.js';
+import { orderJsonSql } from './serialize-sql.js';
 import { ORDER_TRANSITIONS } from './state.js';
 
 export type OrderRow = Selectable<OrdersTable>;
+/** What a transition names of each order it moved; the whole row is read on demand (OrderTransitioned.rows). */
+export type MovedOrder = Pick<OrderRow, 'id' | 'platform_id' | 'checkout_session_id'>;
 
 /** A search term by its shape (list-orders.ts `searchOf`): each kind is an equality on indexed columns. */
 export type OrderSearch = { kind: 'address'; values: string[] } | { kind: 'tx_hash'; value: string } | { kind: 'text'; value: string };
@@ -67,7 +70,7 @@ const insertIfCurrentWithKeyQuery = precompiled((db: Executor, keyId: string, ..
 
 /** The columns an OrderPaid is checked against (paid-checks.ts): the batched path locks and reads only these. */
 const PAID_CHECK_COLUMNS = [
-  'id', 'onchain_id', 'state', 'chain_id', 'token_address', 'amount', 'service_fee', 'platform_fee', 'reserve_hold',
+  'id', 'onchain_id', 'platform_id', 'state', 'chain_id', 'token_address', 'amount', 'service_fee', 'platform_fee', 'reserve_hold',
   'merchant_wallet', 'platform_wallet', 'payer_address',
 ] as const satisfies readonly (keyof OrderRow)[];
 export type PaidCheckRow = Pick<OrderRow, (typeof PAID_CHECK_COLUMNS)[number]>;
@@ -110,6 +113,8 @@ export const ordersRepo = {
     db.selectFrom('orders').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst(),
 
   findAnyById: (db: Executor, id: string) => db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst(),
+  byIds: (db: Executor, ids: readonly string[]) =>
+    ids.length === 0 ? Promise.resolve([]) : db.selectFrom('orders').selectAll().where('id', 'in', ids).execute(),
 
   findByOnchainId: (db: Executor, onchainId: string) =>
     db.selectFrom('orders').selectAll().where('onchain_id', '=', onchainId).executeTakeFirst(),
@@ -145,18 +150,24 @@ export const ordersRepo = {
     (await sql<PaidCheckRow>`select ${sql.join(PAID_CHECK_COLUMNS.map((c) => sql.ref(c)))} from orders where onchain_id = any(${onchainIds}::text[]) order by id for update`.execute(db)).rows,
 
   /**
-   * The `paid` transition for many orders in one statement (UPDATE … FROM unnest): each row moves only from
-   * the states ORDER_TRANSITIONS.paid leaves (compare-and-set, as `transition`); the rows that moved are returned.
+   * The `paid` transition for many orders and their order.confirmed events, in one statement (UPDATE … FROM
+   * unnest): each row moves only from the states ORDER_TRANSITIONS.paid leaves (compare-and-set, as
+   * `transition`), and each row that moved gets its event `eventId`, with its public object built in SQL from
+   * the row as written (serialize-sql.ts), by the outbox CTEs `outbox` appends (events' outboxCtes, reading
+   * CTE `paid`). Only the moved orders' ids come back: the rows never leave the database.
    */
-  markPaidMany: async (db: Executor, p: { id: string[]; paidBy: string[]; txHash: string[]; block: string[]; paidAt: string[]; releaseAt: string[] }, now: Date) =>
-    (await sql<OrderRow>`
-      update orders o set state = ${ORDER_TRANSITIONS.paid.to}, paid_by = u.paid_by, tx_hash = u.tx_hash, block_number = u.block::int8,
-        paid_at = u.paid_at::timestamptz, confirmed_at = ${now.toISOString()}::timestamptz, reserve_remaining = o.reserve_hold,
-        reserve_release_at = u.release_at::timestamptz, updated_at = ${now.toISOString()}::timestamptz
-      from unnest(${p.id}::text[], ${p.paidBy}::text[], ${p.txHash}::text[], ${p.block}::text[], ${p.paidAt}::text[], ${p.releaseAt}::text[])
-        as u(id, paid_by, tx_hash, block, paid_at, release_at)
-      where o.id = u.id and o.state = any(${[...ORDER_TRANSITIONS.paid.from]}::text[])
-      returning o.*`.execute(db)).rows,
+  confirmPaidMany: async (db: Executor, p: { id: string[]; eventId: string[]; paidBy: string[]; txHash: string[]; block: string[]; paidAt: string[]; releaseAt: string[] }, now: Date, outbox: (source: string) => RawBuilder<unknown>) =>
+    (await sql<MovedOrder>`
+      with paid as (
+        update orders o set state = ${ORDER_TRANSITIONS.paid.to}, paid_by = u.paid_by, tx_hash = u.tx_hash, block_number = u.block::int8,
+          paid_at = u.paid_at::timestamptz, confirmed_at = ${now.toISOString()}::timestamptz, reserve_remaining = o.reserve_hold,
+          reserve_release_at = u.release_at::timestamptz, updated_at = ${now.toISOString()}::timestamptz
+        from unnest(${p.id}::text[], ${p.eventId}::text[], ${p.paidBy}::text[], ${p.txHash}::text[], ${p.block}::text[], ${p.paidAt}::text[], ${p.releaseAt}::text[])
+          as u(id, event_id, paid_by, tx_hash, block, paid_at, release_at)
+        where o.id = u.id and o.state = any(${[...ORDER_TRANSITIONS.paid.from]}::text[])
+        returning o.id, o.platform_id, o.checkout_session_id, u.event_id, ${orderJsonSql('o')} as body),
+      ${outbox('paid')}
+      select id, platform_id, checkout_session_id from paid`.execute(db)).rows,
 
   /**
    * Pending orders of the chain whose deadline (last second payable) is before `indexedUntil`, locked so

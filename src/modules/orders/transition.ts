@@ -24,6 +24,6 @@ export async function transitionOrder(
     throw new AppError('invalid_state', invalidTransitionMessage(order.id, current as OrderState, trigger));
   }
   if (eventType) await emitEvent(tx, { platformId: updated.platform_id, type: eventType, data: { object: serializeOrder(updated) } });
-  await deps.transitions.publish({ tx, trigger, to: t.to, at, moved: [{ order: updated, from: order.state }] });
+  await deps.transitions.publish({ tx, trigger, to: t.to, at, moved: [{ order: updated, from: order.state }], rows: async (ids) => (ids.includes(updated.id) ? [updated] : []) });
   return updated;
 }
