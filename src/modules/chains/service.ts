@@ -4,7 +4,18 @@ import type { ChainConfig, Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
 import { createChainClock, type ChainClock } from './clock.js';
 
-export type ChainRuntime = ChainConfig & { name: string; publicClient: PublicClient; blockExplorerUrl: string | null; clock: ChainClock };
+export type ChainRuntime = ChainConfig & {
+  name: string;
+  publicClient: PublicClient;
+  /**
+   * The same node without JSON-RPC batching, for eth_getLogs: a range's two log reads are the largest answers
+   * the service asks for, and batched they would come back as one body, twice the size, under one size limit
+   * (viem's 10 MiB), and be decoded only when both are complete.
+   */
+  logsClient: PublicClient;
+  blockExplorerUrl: string | null;
+  clock: ChainClock;
+};
 
 const NAMES: Record<number, { name: string; explorer: string | null }> = {
   84532: { name: 'Base Sepolia', explorer: 'https://sepolia.basescan.org' },
@@ -22,11 +33,13 @@ export function createChainsService(config: Config) {
     // Calls made in the same tick (concurrent relays' simulations, the sender's broadcasts) travel as one batch.
     const batch = config.rpcBatchSize > 0 ? { batchSize: config.rpcBatchSize } : false;
     const publicClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2, batch }) }) as PublicClient;
+    const logsClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2 }) }) as PublicClient;
     runtimes.set(id, {
       ...c,
       name: devnet ? `Trisettle devnet (${id})` : (NAMES[id]?.name ?? `Chain ${id}`),
       blockExplorerUrl: devnet ? null : (NAMES[id]?.explorer ?? null),
       publicClient,
+      logsClient,
       clock: createChainClock(publicClient),
     });
   }

@@ -1,5 +1,6 @@
-import type { Hex } from 'viem';
+import { isAddressEqual, numberToHex, pad, type Address, type Hex, type RpcLog } from 'viem';
 import type { ChainRuntime } from '../chains/service.js';
+import { logDecoder } from './decode.js';
 import { INDEXED_EVENTS, isRangeError, TRANSFER_EVENT, type RouterLog, type TransferLog } from './events.js';
 
 export const MAX_RANGE = 2_000n;
@@ -34,12 +35,21 @@ export async function header(rt: ChainRuntime, blockNumber: bigint): Promise<Hea
   return { number: blockNumber, hash: b.hash as Hex, time: new Date(Number(b.timestamp) * 1000) };
 }
 
+const routerLogs = logDecoder(INDEXED_EVENTS);
+const transferLogs = logDecoder([TRANSFER_EVENT]);
+
+/** eth_getLogs as JSON-RPC asks it (block numbers in hex), for a decoder's events. */
+const getLogsRaw = (rt: ChainRuntime, address: Address, topics: (Hex | Hex[] | null)[], from: bigint, to: bigint) =>
+  rt.logsClient.request({ method: 'eth_getLogs', params: [{ address, topics, fromBlock: numberToHex(from), toBlock: numberToHex(to) }] }) as Promise<RpcLog[]>;
+
+/** The router's events, and USDC transfers to the router (topic 2 = `to`), as two requests read in parallel. */
 async function getRange(rt: ChainRuntime, from: bigint, to: bigint) {
   const [logs, transfers] = await Promise.all([
-    rt.publicClient.getLogs({ address: rt.router, events: INDEXED_EVENTS, fromBlock: from, toBlock: to, strict: true }),
-    rt.publicClient.getLogs({ address: rt.usdc, event: TRANSFER_EVENT, args: { to: rt.router }, fromBlock: from, toBlock: to, strict: true }),
+    getLogsRaw(rt, rt.router, [routerLogs.topics], from, to).then((raw) => routerLogs.decode<RouterLog>(rt.router, raw)),
+    getLogsRaw(rt, rt.usdc, [transferLogs.topics[0]!, null, pad(rt.router)], from, to)
+      .then((raw) => transferLogs.decode<TransferLog>(rt.usdc, raw).filter((t) => isAddressEqual(t.args.to, rt.router))),
   ]);
-  return { logs: logs as unknown as RouterLog[], transfers: transfers as unknown as TransferLog[] };
+  return { logs, transfers };
 }
 
 /** From `logs` found in `span` blocks: the span that holds about TARGET_LOGS, growing at most ×2, within [1, MAX_RANGE]. */
