@@ -17,6 +17,13 @@ export type ChainRuntime = ChainConfig & {
   clock: ChainClock;
 };
 
+/**
+ * The largest eth_getLogs answer read (viem's default is 10 MiB): a dense range past TARGET_LOGS still fits once
+ * instead of being refused after it was sent and asked again at half the span. A range is sized to ~TARGET_LOGS
+ * logs (~5 MB) after the first one, so this bounds only that first read of a dense stretch.
+ */
+const LOGS_RESPONSE_MAX_BYTES = 32 * 2 ** 20;
+
 const NAMES: Record<number, { name: string; explorer: string | null }> = {
   84532: { name: 'Base Sepolia', explorer: 'https://sepolia.basescan.org' },
   8453: { name: 'Base', explorer: 'https://basescan.org' },
@@ -33,7 +40,7 @@ export function createChainsService(config: Config) {
     // Calls made in the same tick (concurrent relays' simulations, the sender's broadcasts) travel as one batch.
     const batch = config.rpcBatchSize > 0 ? { batchSize: config.rpcBatchSize } : false;
     const publicClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2, batch }) }) as PublicClient;
-    const logsClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2 }) }) as PublicClient;
+    const logsClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2, maxResponseBodySize: LOGS_RESPONSE_MAX_BYTES }) }) as PublicClient;
     runtimes.set(id, {
       ...c,
       name: devnet ? `Trisettle devnet (${id})` : (NAMES[id]?.name ?? `Chain ${id}`),
