@@ -227,3 +227,26 @@ describe('new router events', () => {
     expect((await alerts('unhandled_event')).map((a) => (typeof a.detail === 'string' ? JSON.parse(a.detail) : a.detail).event)).toContain('PayOrderCancelled');
   });
 });
+
+describe('large eth_getLogs answers', () => {
+  it('reads an answer past viem\'s 10 MiB default in one request, and leaves out logs of any other address', async () => {
+    const o = await paidOrder('large-answer');
+    await chain.mine(1);
+    // ~12 MiB of well-formed OrderPaid logs from another contract, in the answer to the router's own query.
+    let padded = 0;
+    proxy.hook({ response: (c, r) => {
+      const logs = r as { address: string; topics: string[] }[];
+      if (c.method !== 'eth_getLogs' || !logs.some((l) => l.topics.length === 4)) return r;
+      const real = logs.find((l) => l.topics.length === 4)!;
+      padded++;
+      return [...logs, ...Array.from({ length: 9_000 }, () => ({ ...real, address: '0x000000000000000000000000000000000000dEaD' }))];
+    } });
+    const getLogsSpans = proxy.stats.getLogsSpans.length;
+    expect(await index()).toBe(1);
+    proxy.hook({});
+    expect(padded).toBe(1); // one request, answered whole (no halving after a refused read)
+    expect(proxy.stats.getLogsSpans.length - getLogsSpans).toBeLessThanOrEqual(4);
+    expect(await orderState(o.id)).toBe('confirmed');
+    expect(await h.db.selectFrom('chain_logs').select('onchain_id').where('event_name', '=', 'OrderPaid').where('tx_hash', '=', o.tx).execute()).toHaveLength(1);
+  });
+});
