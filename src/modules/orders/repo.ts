@@ -113,8 +113,9 @@ export const ordersRepo = {
     db.selectFrom('orders').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst(),
 
   findAnyById: (db: Executor, id: string) => db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst(),
+  /** Whole rows by id; one array parameter, so the statement text does not depend on the count. */
   byIds: (db: Executor, ids: readonly string[]) =>
-    ids.length === 0 ? Promise.resolve([]) : db.selectFrom('orders').selectAll().where('id', 'in', ids).execute(),
+    db.selectFrom('orders').selectAll().where(sql<boolean>`id = any(${[...ids]}::text[])`).execute(),
 
   findByOnchainId: (db: Executor, onchainId: string) =>
     db.selectFrom('orders').selectAll().where('onchain_id', '=', onchainId).executeTakeFirst(),
