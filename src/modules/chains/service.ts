@@ -39,8 +39,9 @@ export function createChainsService(config: Config) {
     const devnet = config.env === 'devnet';
     // Calls made in the same tick (concurrent relays' simulations, the sender's broadcasts) travel as one batch.
     const batch = config.rpcBatchSize > 0 ? { batchSize: config.rpcBatchSize } : false;
-    const publicClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2, batch }) }) as PublicClient;
-    const logsClient = createPublicClient({ transport: http(c.rpcUrl, { timeout: 10_000, retryCount: 2, maxResponseBodySize: LOGS_RESPONSE_MAX_BYTES }) }) as PublicClient;
+    const rpc = { timeout: 10_000, retryCount: 2 };
+    const publicClient = createPublicClient({ transport: http(c.rpcUrl, { ...rpc, batch }) }) as PublicClient;
+    const logsClient = createPublicClient({ transport: http(c.rpcUrl, { ...rpc, maxResponseBodySize: LOGS_RESPONSE_MAX_BYTES }) }) as PublicClient;
     runtimes.set(id, {
       ...c,
       name: devnet ? `Trisettle devnet (${id})` : (NAMES[id]?.name ?? `Chain ${id}`),

@@ -27,7 +27,8 @@ function check(tx: Executor, types: readonly string[], who: string) {
 export async function planOutbox(tx: Executor, inputs: readonly { platformId: string; type: EventType }[]): Promise<OutboxPlan> {
   const eventIds = inputs.map(() => newId('evt'));
   const d: DeliveryColumns = { id: [], eventId: [], endpointId: [], platformId: [] };
-  if (inputs.length === 0) return { eventIds, deliveries: d, createdAt: new Date() };
+  const createdAt = new Date();
+  if (inputs.length === 0) return { eventIds, deliveries: d, createdAt };
   const byPlatform = new Map<string, { id: string; subscribed_events: unknown }[]>();
   for (const ep of await eventsRepo.activeEndpoints(tx, [...new Set(inputs.map((e) => e.platformId))])) {
     byPlatform.set(ep.platform_id, [...(byPlatform.get(ep.platform_id) ?? []), ep]);
@@ -41,7 +42,7 @@ export async function planOutbox(tx: Executor, inputs: readonly { platformId: st
       d.platformId.push(e.platformId);
     }
   });
-  return { eventIds, deliveries: d, createdAt: new Date() };
+  return { eventIds, deliveries: d, createdAt };
 }
 
 /**

@@ -8,7 +8,8 @@ import { formatLog, getAddress, toEventSelector, type AbiEvent, type Address, ty
  * 32-byte word each, decoded as viem decodes them (checksummed address, lowercase hex, bigint); other types
  * are refused when the table is built. The rules are getLogs' strict ones: a log whose topics or data do not
  * fit its event is left out (also one with a topic more than its event has indexed parameters, which viem
- * ignores), and so is one from another address (a provider's answer is not trusted to have applied the filter). test/unit/log-decoder.test.ts holds it equal to viem's parseEventLogs.
+ * ignores), and so is one from another address (a provider's answer is not trusted to have applied the filter).
+ * test/unit/log-decoder.test.ts holds it equal to viem's parseEventLogs.
  */
 type Word = (word: string) => unknown;
 const WORDS: Record<string, Word> = {

@@ -46,7 +46,8 @@ export async function submitRelay(deps: RelayDeps, target: RelayTarget, body: Re
   const calldata = payCalldata(order, auth);
   // One simulation from the relayer (eth_simulateV1, or eth_estimateGas on a node without it): it proves the call
   // succeeds, and with it that the token accepted the signature (receiveWithAuthorization checks it, ECDSA or
-  // ERC-1271, over this very digest), and gives the gas the sender signs with. Only a refusal asks why: a signature that does not verify is named as such.
+  // ERC-1271, over this very digest), and gives the gas the sender signs with. Only a refusal asks why: a
+  // signature that does not verify is named as such.
   const sim = await onChain(() => simulate(rt.publicClient, relayer, router, calldata));
   if (!sim.ok) {
     await verifySignature(deps, order, auth);
