@@ -3840,7 +3840,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CSV of orders over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        /**
+         * CSV of orders over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed
+         * @description A text cell that starts with =, +, -, @, tab or CR is written with a leading ' so that spreadsheets show it as text instead of running it as a formula; amounts, counts and times are never changed.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3917,7 +3920,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CSV of refunds over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        /**
+         * CSV of refunds over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed
+         * @description A text cell that starts with =, +, -, @, tab or CR is written with a leading ' so that spreadsheets show it as text instead of running it as a formula; amounts, counts and times are never changed.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3994,7 +4000,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CSV of balance transactions over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        /**
+         * CSV of balance transactions over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed
+         * @description A text cell that starts with =, +, -, @, tab or CR is written with a leading ' so that spreadsheets show it as text instead of running it as a formula; amounts, counts and times are never changed.
+         */
         get: {
             parameters: {
                 query?: {
@@ -4071,7 +4080,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CSV of settlements over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        /**
+         * CSV of settlements over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed
+         * @description A text cell that starts with =, +, -, @, tab or CR is written with a leading ' so that spreadsheets show it as text instead of running it as a formula; amounts, counts and times are never changed.
+         */
         get: {
             parameters: {
                 query?: {
