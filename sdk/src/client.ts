@@ -1,9 +1,9 @@
 import { Core, segment, type RequestOptions, type TrisettleOptions } from './core.js';
 import type { ListResult } from './pagination.js';
 import type {
-  ApiKey, CheckoutSession, CompleteInvitationParams, CompleteInvitationResponse, CreateCheckoutSessionParams, CreateInvitationParams,
+  ApiKey, AuditEvent, CheckoutSession, CompleteInvitationParams, CompleteInvitationResponse, CreateCheckoutSessionParams, CreateInvitationParams,
   CreateMerchantParams, CreateOrderParams, CreateRefundParams, CreateWebhookEndpointParams, DeletedWebhookEndpoint, Event, Health,
-  ListDeliveriesParams, ListEventsParams, ListMerchantsParams, ListOrdersParams, ListRefundsParams, ListSettlementsParams,
+  ListAuditLogParams, ListDeliveriesParams, ListEventsParams, ListKeysParams, ListMerchantsParams, ListOrdersParams, ListRefundsParams, ListSettlementsParams,
   ListWebhookEndpointsParams, Me, Merchant, MerchantInvitation, Order, OrderSummary, PublicCheckoutSession, PublicInvitation,
   GaslessUsage, Relay, RelayParams,
   ReplayWebhookEventsParams, RetrieveInvitationParams, Refund, Settlement, WebhookDelivery, WebhookEndpoint, WebhookReplay,
@@ -157,17 +157,27 @@ class Events {
   }
 }
 
+/**
+ * API keys. A secret key may list keys and revoke itself; creating keys and revoking other keys is for the
+ * dashboard (signed in), so that one leaked key cannot lock its owner out.
+ */
 class Keys {
   constructor(private readonly core: Core) {}
-  list(o?: RequestOptions): ListResult<ApiKey> {
-    return this.core.list<ApiKey>('/v1/developers/keys', {}, o);
+  /** Active keys first, then revoked ones, newest first within each. */
+  list(params: ListKeysParams = {}, o?: RequestOptions): ListResult<ApiKey> {
+    return this.core.list<ApiKey>('/v1/developers/keys', params, o);
   }
-  /** A new secret key (in `key`, shown once); existing keys keep working until revoked. */
-  create(o?: RequestOptions) {
-    return this.core.request<ApiKey>('POST', '/v1/developers/keys', o);
-  }
+  /** Revokes this client's own key at once (any other key of the platform: 403 forbidden). */
   revoke(id: string, o?: RequestOptions) {
     return this.core.request<ApiKey>('POST', `/v1/developers/keys/${segment(id)}/revoke`, o);
+  }
+}
+
+/** Who created, rolled and revoked keys, when and from which address; newest first. */
+class AuditLog {
+  constructor(private readonly core: Core) {}
+  list(params: ListAuditLogParams = {}, o?: RequestOptions): ListResult<AuditEvent> {
+    return this.core.list<AuditEvent>('/v1/developers/audit_log', params, o);
   }
 }
 
@@ -188,6 +198,7 @@ export class Trisettle {
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
   readonly keys: Keys;
+  readonly auditLog: AuditLog;
 
   constructor(options: TrisettleOptions) {
     const core = new Core(options);
@@ -201,6 +212,7 @@ export class Trisettle {
     this.webhookEndpoints = new WebhookEndpoints(core);
     this.events = new Events(core);
     this.keys = new Keys(core);
+    this.auditLog = new AuditLog(core);
   }
 
   get baseUrl(): string {

@@ -10,7 +10,7 @@ import type { Services } from '../services.js';
 export type Principal =
   | { kind: 'secret'; platformId: string; keyId: string; unverified?: true }
   | { kind: 'publishable'; platformId: string; keyId: string }
-  | { kind: 'session'; userId: string; sessionId: string; platformId: string | null }
+  | { kind: 'session'; userId: string; email: string; sessionId: string; platformId: string | null }
   | { kind: 'admin' }
   | { kind: 'public' };
 

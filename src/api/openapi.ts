@@ -39,9 +39,9 @@ export const ErrorSchema = z
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed request (invalid_json)',
   401: 'Missing or invalid credentials (unauthenticated)',
-  403: 'Credential not allowed here (forbidden, secret_key_required, gasless_disabled)',
+  403: 'Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled)',
   404: 'Unknown resource, or another platform\'s (not_found)',
-  409: 'Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used)',
+  409: 'Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used)',
   410: 'Gone (invitation_expired)',
   413: 'Body too large (payload_too_large)',
   415: 'Body is not application/json (unsupported_media_type)',

@@ -34,6 +34,22 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
+/** Migration 023: every creation, roll and revocation of a key (GET /v1/developers/audit_log). */
+export interface KeyAuditLogTable {
+  id: string;
+  platform_id: string;
+  action: 'key.created' | 'key.rolled' | 'key.revoked';
+  key_id: string;
+  key_kind: 'secret' | 'publishable';
+  key_hint: string;
+  actor_type: 'session' | 'secret_key';
+  actor_user_id: string | null;
+  actor_email: string | null;
+  actor_key_id: string | null;
+  client_address: string | null;
+  created_at: Timestamp;
+}
+
 export interface IdempotencyKeysTable {
   scope: string;
   key: string;
@@ -307,6 +323,7 @@ export interface SettlementsTable {
 export interface DB {
   platforms: PlatformsTable;
   api_keys: ApiKeysTable;
+  key_audit_log: KeyAuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
   merchants: MerchantsTable;
   invitations: InvitationsTable;

@@ -184,7 +184,7 @@ describe('cross-site requests', () => {
 
   it('does not apply the origin rule to secret keys (not an ambient credential)', async () => {
     const p = await h.platform();
-    const res = await h.request('POST', '/v1/developers/keys', { key: p.secretKey, headers: { origin: EVIL } });
+    const res = await h.request('POST', '/v1/webhooks/endpoints', { key: p.secretKey, headers: { origin: EVIL }, body: { url: 'http://127.0.0.1:9/h', subscribed_events: ['*'] } });
     expect(res.status).toBe(201);
   });
 
@@ -232,7 +232,7 @@ describe('logs', () => {
       const secretKey = onboarded.body.secret_key as string;
       await h2.request('GET', '/v1/me', { key: secretKey });
       await h2.request('GET', '/v1/me', { cookie });
-      const rolled = await h2.request('POST', '/v1/developers/keys', { key: secretKey, idem: 'log-2' });
+      const rolled = await h2.request('POST', '/v1/developers/keys', { cookie, idem: 'log-2' });
       await h2.request('GET', '/v1/developers/keys', { key: secretKey, headers: { 'x-debug': secretKey } });
       await h2.request('GET', `/v1/me/${secretKey}`, { key: secretKey });
       await h2.request('GET', '/v1/checkout/sessions/cs_live_0123456789abcdefghijABCDEFGHIJ');

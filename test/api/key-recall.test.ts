@@ -24,10 +24,10 @@ const orderBody = (merchantId: string, extra: Record<string, unknown> = {}) =>
 async function rememberedKey() {
   const p = await h.platform();
   const m = await merchant(h, p.secretKey);
-  const rolled = await h.request('POST', '/v1/developers/keys', { key: p.secretKey });
+  const rolled = await h.request('POST', '/v1/developers/keys', { cookie: p.cookie });
   const key = rolled.body.key as string;
   expect((await h.request('POST', '/v1/orders', { key, body: orderBody(m.external_id) })).status).toBe(201);
-  const revoke = async () => expect((await h.request('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { key: p.secretKey })).status).toBe(200);
+  const revoke = async () => expect((await h.request('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { cookie: p.cookie })).status).toBe(200);
   return { p, m, key, keyId: rolled.body.id as string, revoke };
 }
 
@@ -115,7 +115,7 @@ describe('a secret key this instance has seen', () => {
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('secret_key_required');
     const pk = ((await h.request('GET', '/v1/developers/keys', { key: p.secretKey })).body.data as any[]).find((k) => k.kind === 'publishable');
-    expect((await h.request('POST', `/v1/developers/keys/${pk.id}/revoke`, { key: p.secretKey })).status).toBe(200);
+    expect((await h.request('POST', `/v1/developers/keys/${pk.id}/revoke`, { cookie: p.cookie })).status).toBe(200);
     expect((await h.request('POST', '/v1/orders', { key: p.publishableKey, body: orderBody(m.external_id) })).status).toBe(401);
   });
 });

@@ -54,15 +54,15 @@ describe('invitation expiry follows the service clock', () => {
 describe('idempotency keys follow the service clock', () => {
   it('replays a key until 24 h have passed on the clock, then runs the request again', async () => {
     const before = await h.count('api_keys');
-    const first = await h.request('POST', ROLL, { key: p.secretKey, idem: 'clk-ttl' });
+    const first = await h.request('POST', ROLL, { cookie: p.cookie, idem: 'clk-ttl' });
     expect(first.status).toBe(201);
     clock.advance(IDEMPOTENCY_TTL_MS - 1_000);
-    const kept = await h.request('POST', ROLL, { key: p.secretKey, idem: 'clk-ttl' });
+    const kept = await h.request('POST', ROLL, { cookie: p.cookie, idem: 'clk-ttl' });
     expect(kept.headers.get('idempotent-replayed')).toBe('true');
     expect(kept.body.id).toBe(first.body.id);
     expect(await h.count('api_keys')).toBe(before + 1);
     clock.advance(2_000);
-    const again = await h.request('POST', ROLL, { key: p.secretKey, idem: 'clk-ttl' });
+    const again = await h.request('POST', ROLL, { cookie: p.cookie, idem: 'clk-ttl' });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect(again.body.id).not.toBe(first.body.id);
@@ -80,12 +80,12 @@ describe('idempotency keys follow the service clock', () => {
   });
 
   it('purges keys older than 24 h on the clock, and only those', async () => {
-    await h.request('POST', ROLL, { key: p.secretKey, idem: 'clk-old' });
+    await h.request('POST', ROLL, { cookie: p.cookie, idem: 'clk-old' });
     clock.advance(IDEMPOTENCY_TTL_MS / 2);
-    await h.request('POST', ROLL, { key: p.secretKey, idem: 'clk-new' });
+    await h.request('POST', ROLL, { cookie: p.cookie, idem: 'clk-new' });
     clock.advance(IDEMPOTENCY_TTL_MS / 2 + 1_000);
     await h.services.idempotency.purgeExpired();
-    const left = await h.db.selectFrom('idempotency_keys').select('key').where('scope', '=', `plt:${p.platformId}`).where('key', 'in', ['clk-old', 'clk-new']).execute();
+    const left = await h.db.selectFrom('idempotency_keys').select('key').where('scope', '=', `usr:${p.userId}`).where('key', 'in', ['clk-old', 'clk-new']).execute();
     expect(left.map((r) => r.key)).toEqual(['clk-new']);
   });
 });
@@ -101,13 +101,13 @@ describe('webhook secret rotation and key revocation follow the service clock', 
   });
 
   it('stamps a key revocation with the clock time, and revoking again keeps the first time', async () => {
-    const rolled = await h.request('POST', ROLL, { key: p.secretKey });
-    const revoked = await h.request('POST', `${ROLL}/${rolled.body.id}/revoke`, { key: p.secretKey });
+    const rolled = await h.request('POST', ROLL, { cookie: p.cookie });
+    const revoked = await h.request('POST', `${ROLL}/${rolled.body.id}/revoke`, { cookie: p.cookie });
     expect(revoked.status).toBe(200);
     expect(revoked.body.revoked_at).toBe(clock.now().toISOString());
     const at = revoked.body.revoked_at;
     clock.advance(60_000);
-    const again = await h.request('POST', `${ROLL}/${rolled.body.id}/revoke`, { key: p.secretKey });
+    const again = await h.request('POST', `${ROLL}/${rolled.body.id}/revoke`, { cookie: p.cookie });
     expect(again.body.revoked_at).toBe(at);
   });
 });

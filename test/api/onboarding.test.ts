@@ -199,9 +199,10 @@ describe('who may onboard', () => {
     expect(anon.body.error.code).toBe('unauthenticated');
     const bySecret = await h.request('POST', '/v1/onboarding/self', { key: p.secretKey, body: valid() });
     expect(bySecret.status).toBe(403);
+    expect(bySecret.body.error.code).toBe('session_required');
     const byPublishable = await h.request('POST', '/v1/onboarding/self', { key: p.publishableKey, body: valid() });
     expect(byPublishable.status).toBe(403);
-    expect(byPublishable.body.error.code).toBe('secret_key_required');
+    expect(byPublishable.body.error.code).toBe('session_required');
     expect(await h.count('platforms')).toBe(platforms);
   });
 });

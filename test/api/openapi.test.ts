@@ -105,7 +105,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('states the auth of every route: bearer (sk_live_) or session on /v1, admin on /_/* and /metrics, nothing on public ones', () => {
+  it('states the auth of every route: bearer (sk_live_) or session on /v1 (session only for onboarding and key creation), admin on /_/* and /metrics, nothing on public ones', () => {
     expect(doc.components.securitySchemes).toMatchObject({
       bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie' }, admin: { type: 'http', scheme: 'bearer' },
     });
@@ -118,7 +118,7 @@ describe('the OpenAPI document', () => {
         if (path.startsWith('/v1/')) expect(op.responses['401'], `${where}: an invalid credential, if sent, is refused`).toBeDefined();
       }
       else if (path.startsWith('/_/') || path === '/metrics') expect(schemes, where).toEqual(['admin']);
-      else if (where === 'POST /v1/onboarding/self') expect(schemes, where).toEqual(['session']);
+      else if (['POST /v1/onboarding/self', 'POST /v1/developers/keys'].includes(where)) expect(schemes, where).toEqual(['session']);
       else expect(schemes, where).toEqual(['bearer', 'session']);
       if (schemes.length) expect(op.responses['401'], `${where} documents 401`).toBeDefined();
       if (path.startsWith('/v1/') && schemes.includes('bearer') && ['POST', 'DELETE'].includes(method)) {
@@ -328,8 +328,15 @@ describe('responses match the document', () => {
     }
 
     await call('GET', '/v1/developers/keys', { key }, 200);
-    const rolled = await call('POST', '/v1/developers/keys', { key }, 201);
-    await call('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { key }, 200);
+    await call('GET', '/v1/developers/keys?cursor=nope', { key }, 422);
+    await call('POST', '/v1/developers/keys', { key }, 403);
+    const rolled = await call('POST', '/v1/developers/keys', { cookie: user.cookie }, 201);
+    await call('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { key }, 403);
+    await call('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { cookie: user.cookie }, 200);
+    await call('POST', '/v1/developers/keys/key_unknown/revoke', { key }, 404);
+    await call('GET', '/v1/developers/audit_log', { key }, 200);
+    await call('GET', '/v1/developers/audit_log?limit=0', { key }, 422);
+    await call('GET', '/v1/developers/audit_log', {}, 401);
 
     await call('GET', '/_/indexer/status', { key: ADMIN_TOKEN }, 200);
     await call('POST', '/_/indexer/stop', { key: ADMIN_TOKEN }, 200);

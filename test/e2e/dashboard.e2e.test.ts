@@ -78,9 +78,19 @@ describe('platform dashboard', () => {
     await dialog.getByRole('button', { name: 'I have stored it' }).click();
     const rows = page.getByRole('table', { name: 'API keys' }).locator('tbody tr');
     await expect.poll(() => rows.count()).toBe(3);
-    await rows.first().getByRole('button', { name: 'Revoke' }).click();
+    // Active keys first, newest first: the new key heads the list; once revoked it goes after the active ones.
+    const rolledRow = rows.filter({ hasText: `…${rolled.slice(-4)}` });
+    expect(await rows.first().textContent()).toContain(`…${rolled.slice(-4)}`);
+    await rolledRow.getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog', { name: 'Revoke this key?' }).getByRole('button', { name: 'Revoke key' }).click();
-    await rows.first().getByText('Revoked').waitFor();
+    await rolledRow.getByText('Revoked').waitFor();
+    expect(await rows.last().textContent()).toContain(`…${rolled.slice(-4)}`);
+    // The audit log names the action, the user and the address for the creation and the revocation.
+    const log = page.getByRole('table', { name: 'Key audit log' }).locator('tbody tr');
+    await expect.poll(() => log.count()).toBe(4);
+    expect(await log.first().textContent()).toMatch(/Revoked.*…/);
+    expect(await log.nth(1).textContent()).toMatch(/Created.*…/);
+    expect(await log.first().textContent()).toContain(email);
     expect((await apiWith(baseUrl, { key: rolled })('GET', '/v1/me')).status).toBe(401);
     expect((await apiWith(baseUrl, { key: secretKey })('GET', '/v1/me')).status).toBe(200);
     await shot(page, 'dashboard-06-keys');

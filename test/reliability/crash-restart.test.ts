@@ -172,7 +172,7 @@ const CASES: Record<string, Case> = {
   },
   'POST /v1/developers/keys': {
     table: 'api_keys', status: 201,
-    prepare: async () => ({ method: 'POST', path: '/v1/developers/keys', opts: { key: P.key } }),
+    prepare: async () => ({ method: 'POST', path: '/v1/developers/keys', opts: { cookie: P.cookie, headers: { origin: `http://127.0.0.1:${port}` } } }),
     idOf: (r) => r.body.id,
     newest: newestId('api_keys'),
   },

@@ -93,23 +93,23 @@ describe('different keys competing for one unique value', () => {
   });
 
   it('a key revoked while requests are in flight stops working for every request after the revocation', async () => {
-    const rolled = await h.request('POST', '/v1/developers/keys', { key: P.secretKey });
+    const rolled = await h.request('POST', '/v1/developers/keys', { cookie: P.cookie });
     const key = rolled.body.key as string;
     const before = await Promise.all(Array.from({ length: 10 }, () => h.request('GET', '/v1/orders?limit=1', { key })));
     expect(before.every((r) => r.status === 200)).toBe(true);
-    expect((await h.request('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { key: P.secretKey })).status).toBe(200);
+    expect((await h.request('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { cookie: P.cookie })).status).toBe(200);
     const after = await Promise.all(Array.from({ length: 10 }, () => h.request('GET', '/v1/orders?limit=1', { key })));
     expect(after.every((r) => r.status === 401)).toBe(true);
   });
 
   it('a revoked key this instance remembers creates no order, however many requests race the revocation', async () => {
-    const rolled = await h.request('POST', '/v1/developers/keys', { key: P.secretKey });
+    const rolled = await h.request('POST', '/v1/developers/keys', { cookie: P.cookie });
     const key = rolled.body.key as string;
     // Orders with this key: the instance now remembers both the key and the merchant (one statement per order).
     const warm = await Promise.all(Array.from({ length: 8 }, (_, i) => h.request('POST', '/v1/orders', { key, body: orderBody(`race-warm-${i}`) })));
     expect(warm.every((r) => r.status === 201)).toBe(true);
     const during = Array.from({ length: 16 }, (_, i) => h.request('POST', '/v1/orders', { key, body: orderBody(`race-during-${i}`) }));
-    const revoked = await h.request('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { key: P.secretKey });
+    const revoked = await h.request('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { cookie: P.cookie });
     expect(revoked.status).toBe(200);
     // In flight while the revocation commits: each either wrote its order or was refused, nothing else.
     expect((await Promise.all(during)).map((r) => r.status).filter((s) => s !== 201 && s !== 401)).toEqual([]);

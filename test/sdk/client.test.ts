@@ -51,6 +51,8 @@ describe('the SDK against a running service', () => {
     expect((await client.invitations.list()).data.map((i) => i.id)).toContain(inv.id);
     const keys = await client.keys.list().toArray();
     expect(keys.map((k) => k.kind).sort()).toEqual(['publishable', 'secret']);
+    const log = await client.auditLog.list({ limit: 1 }).toArray();
+    expect(log.map((e) => [e.action, e.actor.type]).sort()).toEqual([['key.created', 'session'], ['key.created', 'session']]);
     expect((await client.refunds.list()).data).toEqual([]);
     expect((await client.settlements.list()).data).toEqual([]);
     expect((await client.health()).ok).toBe(true);

@@ -20,9 +20,9 @@ beforeAll(async () => {
   const chain = fakeChain();
   h = await createHarness({ chains: chain.chains, config: chain.config });
   P = await h.platform();
-  const rolled = await h.request('POST', '/v1/developers/keys', { key: P.secretKey });
+  const rolled = await h.request('POST', '/v1/developers/keys', { cookie: P.cookie, headers: ORIGIN });
   revoked = rolled.body.key;
-  expect((await h.request('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { key: P.secretKey })).status).toBe(200);
+  expect((await h.request('POST', `/v1/developers/keys/${rolled.body.id}/revoke`, { cookie: P.cookie, headers: ORIGIN })).status).toBe(200);
   noPlatform = await h.signUp();
   const gone = await h.signUp();
   const out = await h.request('POST', '/api/auth/sign-out', { cookie: gone.cookie, headers: ORIGIN });
@@ -49,6 +49,7 @@ const call = (r: RouteDef, o: ReqOpts) =>
   h.request(r.method, fill(r.path, { id: 'ord_doesnotmatter00000000', token: 'moi_live_x' }), { ...(r.body || r.method === 'POST' ? { raw: JSON.stringify(VALID[r.key] ?? {}) } : {}), ...o });
 
 const guarded = () => apiRoutes(h.app).filter((r) => !isPublic(r));
+const sessionOnly = (r: RouteDef) => r.security.includes('session') && !r.security.includes('bearer');
 const mutating = (r: RouteDef) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method);
 
 async function expectAll(routes: RouteDef[], o: ReqOpts | ((r: RouteDef) => ReqOpts), status: number | ((r: RouteDef) => number), code?: string | ((r: RouteDef) => string)) {
@@ -91,10 +92,15 @@ describe('every guarded route', () => {
     await expectAll(guarded(), { key: revoked }, 401, 'unauthenticated');
   });
 
-  it('answers 403 secret_key_required to the publishable key, except where it is allowed (GET /v1/me)', async () => {
+  it('answers 403 secret_key_required to the publishable key (session_required on session-only routes), except on GET /v1/me', async () => {
     await expectAll(guarded(), { key: P.publishableKey },
       (r) => (isAdmin(r) ? 401 : r.key === 'GET /v1/me' ? 200 : 403),
-      (r) => (isAdmin(r) ? 'unauthenticated' : r.key === 'GET /v1/me' ? '' : 'secret_key_required'));
+      (r) => (isAdmin(r) ? 'unauthenticated' : r.key === 'GET /v1/me' ? '' : sessionOnly(r) ? 'session_required' : 'secret_key_required'));
+  });
+
+  it('answers 403 session_required to a secret key on the routes only a dashboard session may call', async () => {
+    expect(guarded().filter(sessionOnly).map((r) => r.key).sort()).toEqual(['POST /v1/developers/keys', 'POST /v1/onboarding/self']);
+    await expectAll(guarded().filter(sessionOnly), { key: P.secretKey }, 403, 'session_required');
   });
 
   it('does not take the admin token as an API key, nor an API key as the admin token', async () => {

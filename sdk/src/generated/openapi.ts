@@ -157,7 +157,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -166,7 +166,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -226,17 +226,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys */
+        /** List API keys: active first, then revoked, newest first within each */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Page size, 1..100 (default 20) */
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Keys, newest first */
+                /** @description A page of keys */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -254,8 +259,17 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -276,8 +290,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create (roll) a secret key
-         * @description The new secret key is shown once. Existing keys keep working until revoked.
+         * Create (roll) a secret key, from the dashboard
+         * @description Dashboard session only: an API key gets 403 session_required. The new secret key is shown once; existing keys keep working until revoked. At most 20 active keys per platform (409 key_limit_reached).
          */
         post: {
             parameters: {
@@ -309,7 +323,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -318,7 +332,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -353,7 +367,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a key at once */
+        /**
+         * Revoke a key at once
+         * @description A session may revoke any key of its platform; a secret key only itself (another key of the platform: 403 forbidden).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -386,7 +403,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -404,7 +421,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -424,6 +441,83 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developers/audit_log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who created, rolled and revoked keys, when and from where; newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1..100 (default 20) */
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of audit events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditEventList"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -470,7 +564,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -547,7 +641,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +650,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -646,7 +740,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -713,7 +807,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -731,7 +825,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -801,7 +895,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -819,7 +913,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -887,7 +981,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -991,7 +1085,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1009,7 +1103,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1107,7 +1201,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1125,7 +1219,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1196,7 +1290,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1270,7 +1364,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1342,7 +1436,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1407,7 +1501,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1416,7 +1510,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1514,7 +1608,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1532,7 +1626,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1607,7 +1701,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1717,7 +1811,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1841,7 +1935,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1850,7 +1944,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1943,7 +2037,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2017,7 +2111,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2100,7 +2194,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2174,7 +2268,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2192,7 +2286,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2280,7 +2374,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2345,7 +2439,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2435,7 +2529,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2453,7 +2547,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2626,7 +2720,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2644,7 +2738,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2752,7 +2846,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2831,7 +2925,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2849,7 +2943,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2955,7 +3049,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3023,7 +3117,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3097,7 +3191,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3115,7 +3209,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3205,7 +3299,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3293,7 +3387,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3311,7 +3405,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3377,7 +3471,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3451,7 +3545,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3526,7 +3620,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3618,7 +3712,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3702,7 +3796,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3746,7 +3840,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CSV of orders over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        /**
+         * CSV of orders over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed
+         * @description A text cell that starts with =, +, -, @, tab or CR is written with a leading ' so that spreadsheets show it as text instead of running it as a formula; amounts, counts and times are never changed.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3779,7 +3876,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3823,7 +3920,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CSV of refunds over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        /**
+         * CSV of refunds over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed
+         * @description A text cell that starts with =, +, -, @, tab or CR is written with a leading ' so that spreadsheets show it as text instead of running it as a formula; amounts, counts and times are never changed.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3856,7 +3956,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3900,7 +4000,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CSV of balance transactions over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        /**
+         * CSV of balance transactions over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed
+         * @description A text cell that starts with =, +, -, @, tab or CR is written with a leading ' so that spreadsheets show it as text instead of running it as a formula; amounts, counts and times are never changed.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3933,7 +4036,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3977,7 +4080,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CSV of settlements over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed */
+        /**
+         * CSV of settlements over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed
+         * @description A text cell that starts with =, +, -, @, tab or CR is written with a leading ' so that spreadsheets show it as text instead of running it as a formula; amounts, counts and times are never changed.
+         */
         get: {
             parameters: {
                 query?: {
@@ -4010,7 +4116,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4385,7 +4491,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5261,7 +5367,7 @@ export interface components {
                  * @description Stable, machine-readable; branch on this, not on message
                  * @enum {string}
                  */
-                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "order_not_payable" | "relay_in_flight" | "gasless_disabled" | "invalid_state" | "invitation_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "invalid_authorization" | "payer_mismatch" | "simulation_failed" | "amount_exceeds_refundable" | "rate_limited" | "gasless_cap_reached" | "service_unavailable" | "internal";
+                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "session_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "order_not_payable" | "relay_in_flight" | "gasless_disabled" | "key_limit_reached" | "invalid_state" | "invitation_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "invalid_authorization" | "payer_mismatch" | "simulation_failed" | "amount_exceeds_refundable" | "rate_limited" | "gasless_cap_reached" | "service_unavailable" | "internal";
                 /** @description For people; may change */
                 message: string;
                 /** @description The offending field (validation_failed) */
@@ -5326,6 +5432,40 @@ export interface components {
             created_at: string;
             last_used_at: string | null;
             revoked_at: string | null;
+        };
+        AuditEventList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["AuditEvent"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        AuditEvent: {
+            id: string;
+            /** @enum {string} */
+            object: "audit_event";
+            /**
+             * @description key.created: a platform's first keys, at onboarding; key.rolled: a secret key created from the dashboard
+             * @enum {string}
+             */
+            action: "key.created" | "key.rolled" | "key.revoked";
+            key_id: string;
+            /** @enum {string} */
+            key_kind: "secret" | "publishable";
+            key_hint: string;
+            actor: {
+                /** @enum {string} */
+                type: "session" | "secret_key";
+                /** @description The dashboard user (session) */
+                user_id: string | null;
+                /** @description Their e-mail at the time (session) */
+                email: string | null;
+                /** @description The secret key that acted (secret_key: it revoked itself) */
+                key_id: string | null;
+            };
+            /** @description The client's address as the service saw it (behind TRUST_PROXY_HOPS proxies) */
+            client_address: string | null;
+            created_at: string;
         };
         CreateWebhookEndpointRequest: {
             /**

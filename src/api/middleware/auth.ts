@@ -1,8 +1,10 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { adminTokensOf, trustedOrigins, type Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
 import { safeEqual } from '../../lib/ids.js';
+import type { KeyActor, SessionActor } from '../../modules/keys/index.js';
 import type { Caller } from '../../modules/orders/index.js';
+import { clientAddress, peerAddress } from '../client-address.js';
 import type { AppEnv, Principal, PrincipalKind } from '../context.js';
 
 /**
@@ -38,7 +40,7 @@ export const resolvePrincipal = (): MiddlewareHandler<AppEnv> => async (c, next)
     if (session) {
       assertSameOrigin(c.req.method, c.req.header('origin'), c.req.header('sec-fetch-site'), services.config);
       const platform = await services.platforms.findByUser(session.user.id);
-      principal = { kind: 'session', userId: session.user.id, sessionId: session.session.id, platformId: platform?.id ?? null };
+      principal = { kind: 'session', userId: session.user.id, email: session.user.email, sessionId: session.session.id, platformId: platform?.id ?? null };
     }
   }
   c.set('principal', principal);
@@ -95,11 +97,14 @@ function assertSameOrigin(method: string, origin: string | undefined, fetchSite:
 
 /**
  * Route guard: the kinds of principal a route accepts. A publishable key where a secret key is needed is
- * 403 secret_key_required; no credential is 401.
+ * 403 secret_key_required; any API key on a route only a dashboard session may call (onboarding, creating
+ * keys: a leaked key must not mint more) is 403 session_required; no credential is 401.
  */
 export const requireAuth = (...kinds: PrincipalKind[]): MiddlewareHandler<AppEnv> => async (c, next) => {
   const p = c.get('principal');
   if (kinds.includes(p.kind)) return next();
+  const isKey = p.kind === 'secret' || p.kind === 'publishable';
+  if (isKey && kinds.includes('session') && !kinds.includes('secret')) throw new AppError('session_required');
   if (p.kind === 'publishable') throw new AppError('secret_key_required');
   if (p.kind === 'public') {
     throw new AppError('unauthenticated', kinds.includes('session') ? 'Sign in or send a secret key.' : 'Send Authorization: Bearer sk_live_….');
@@ -115,6 +120,25 @@ export function platformIdOf(p: Principal): string {
   if (p.kind === 'session' && p.platformId) return p.platformId;
   throw new AppError('forbidden', 'This account has no platform yet: complete POST /v1/onboarding/self first.');
 }
+
+/**
+ * Who is changing a key, for the audit log: the signed-in user (id and e-mail) or the secret key, with the
+ * client address as client-address.ts works it out (TRUST_PROXY_HOPS; never a header the client alone wrote).
+ */
+export function keyActorOf(c: Context<AppEnv>): KeyActor {
+  const p = c.get('principal');
+  if (p.kind === 'session') return sessionActorOf(c);
+  if (p.kind !== 'secret' || p.unverified) throw new AppError('forbidden');
+  return { kind: 'secret_key', keyId: p.keyId, clientAddress: addressOf(c) };
+}
+
+export function sessionActorOf(c: Context<AppEnv>): SessionActor {
+  const p = c.get('principal');
+  if (p.kind !== 'session') throw new AppError('session_required');
+  return { kind: 'session', userId: p.userId, email: p.email, clientAddress: addressOf(c) };
+}
+
+const addressOf = (c: Context<AppEnv>) => clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), c.get('services').config.trustProxyHops);
 
 const UNVERIFIED_MISUSE = 'A secret key not yet checked reached code that does not check it (see KEY_CHECKED_BY_ROUTE).';
 

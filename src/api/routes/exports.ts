@@ -14,6 +14,7 @@ const ExportQuery = z
 const route = (kind: ExportKind) => createRoute({
   method: 'get', path: `/v1/exports/${kind}.csv`, tags: ['Exports'],
   summary: `CSV of ${kind.replace('_', ' ')} over a date range, newest first (RFC 4180, amounts in human units, ISO-8601 UTC times), streamed`,
+  description: 'A text cell that starts with =, +, -, @, tab or CR is written with a leading \' so that spreadsheets show it as text instead of running it as a formula; amounts, counts and times are never changed.',
   ...access.secretOrSession(), request: { query: ExportQuery },
   responses: { 200: { description: 'text/csv; header row first', content: { 'text/csv': { schema: z.string() } } }, ...errors(401, 403, 422) },
 });

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { AppError } from '../../lib/errors.js';
+import { sessionActorOf } from '../middleware/auth.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse } from '../openapi.js';
 import { OnboardSelfRequest, OnboardSelfResponse } from '../../modules/platforms/schemas.js';
 import { serializeOnboarded } from '../../modules/platforms/serialize.js';
@@ -16,11 +16,10 @@ const route = createRoute({
 });
 
 export const platformRoutes = createRouter().openapi(route, async (c) => {
-  const p = c.get('principal');
-  if (p.kind !== 'session') throw new AppError('forbidden');
+  const actor = sessionActorOf(c);
   const body = c.req.valid('json');
   // A platform on a chain this deployment does not run could never be paid: 422 unsupported_chain, nothing written.
   c.get('services').chains.get(body.chain_id);
-  const result = await c.get('services').platforms.onboardSelf(p.userId, body);
+  const result = await c.get('services').platforms.onboardSelf(actor, body);
   return c.json(serializeOnboarded(result), 201);
 });

@@ -18,8 +18,9 @@ const KINDS: Record<ExportKind, ExportKindSpec> = {
 };
 
 /**
- * CSV exports (RFC 4180; amounts as decimal strings in human units; ISO-8601 UTC times), newest first, each
- * row built by the same serializer as the API's JSON. Streamed in keyset pages of `pageSize` rows.
+ * CSV exports (RFC 4180; amounts as decimal strings in human units; ISO-8601 UTC times; text cells that a
+ * spreadsheet would run as a formula prefixed with '), newest first, each row built by the same serializer as
+ * the API's JSON. Streamed in keyset pages of `pageSize` rows.
  */
 export function createExportsService(deps: ExportsDeps) {
   const pageDeps = { db: deps.db, balance: deps.balance, size: deps.pageSize ?? 1000 };
@@ -28,7 +29,7 @@ export function createExportsService(deps: ExportsDeps) {
     stream(kind: ExportKind, platformId: string, q: { from?: string | undefined; to?: string | undefined }): ReadableStream<Uint8Array> {
       const range = parseRange(q);
       const spec = KINDS[kind];
-      return csvStream<After>(spec.header, (after) => spec.page(pageDeps, platformId, range, after));
+      return csvStream<After>(spec.columns, (after) => spec.page(pageDeps, platformId, range, after));
     },
   };
 }

@@ -1,10 +1,17 @@
 import { serializeOrder } from '../orders/serialize.js';
 import { exportsRepo } from './repo.js';
-import { lastOf, units, type ExportKindSpec } from './types.js';
+import { lastOf, units, type Columns, type ExportKindSpec } from './types.js';
+
+const columns: Columns = [
+  ['id', 'text'], ['order_no', 'text'], ['merchant_id', 'text'], ['chain_id', 'integer'], ['token', 'text'], ['amount', 'amount'],
+  ['state', 'text'], ['service_fee', 'amount'], ['platform_fee', 'amount'], ['merchant_gross', 'amount'], ['reserve_hold', 'amount'],
+  ['merchant_available', 'amount'], ['refunded_amount', 'amount'], ['payer_address', 'text'], ['paid_by', 'text'], ['tx_hash', 'text'],
+  ['created_at', 'time'], ['confirmed_at', 'time'], ['metadata', 'text'],
+];
 
 /** orders.csv: the API's order (serializeOrder) with its split flattened, without the signed typed data. */
 export const ordersExport: ExportKindSpec = {
-  header: ['id', 'order_no', 'merchant_id', 'chain_id', 'token', 'amount', 'state', 'service_fee', 'platform_fee', 'merchant_gross', 'reserve_hold', 'merchant_available', 'refunded_amount', 'payer_address', 'paid_by', 'tx_hash', 'created_at', 'confirmed_at', 'metadata'],
+  columns,
   async page(deps, platformId, r, after) {
     const rows = await exportsRepo.orders(deps.db, platformId, r, after, deps.size);
     return {

@@ -1,10 +1,15 @@
 import { serializeRefund } from '../refunds/serialize.js';
 import { exportsRepo } from './repo.js';
-import { lastOf, units, type ExportKindSpec } from './types.js';
+import { lastOf, units, type Columns, type ExportKindSpec } from './types.js';
 
-/** refunds.csv: the API's refund (serializeRefund), portions in human units. */
+const columns: Columns = [
+  ['id', 'text'], ['order_id', 'text'], ['amount', 'amount'], ['state', 'text'], ['reserve_portion', 'amount'], ['funding_required', 'amount'],
+  ['funded_by', 'text'], ['to', 'text'], ['tx_hash', 'text'], ['reason', 'text'], ['created_at', 'time'], ['completed_at', 'time'], ['metadata', 'text'],
+];
+
+/** refunds.csv: the API's refund (serializeRefund), portions in human units. `reason` is the buyer's or platform's text. */
 export const refundsExport: ExportKindSpec = {
-  header: ['id', 'order_id', 'amount', 'state', 'reserve_portion', 'funding_required', 'funded_by', 'to', 'tx_hash', 'reason', 'created_at', 'completed_at', 'metadata'],
+  columns,
   async page(deps, platformId, r, after) {
     const rows = await exportsRepo.refunds(deps.db, platformId, r, after, deps.size);
     return {

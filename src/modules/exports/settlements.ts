@@ -1,10 +1,15 @@
 import { serializeSettlement } from '../settlements/serialize.js';
 import { exportsRepo } from './repo.js';
-import { lastOf, type ExportKindSpec } from './types.js';
+import { lastOf, type Columns, type ExportKindSpec } from './types.js';
+
+const columns: Columns = [
+  ['settlement_id', 'text'], ['state', 'text'], ['chain_id', 'integer'], ['tx_hash', 'text'], ['created_at', 'time'], ['confirmed_at', 'time'],
+  ['order_id', 'text'], ['order_no', 'text'], ['merchant_id', 'text'], ['amount', 'amount'], ['released_amount', 'amount'], ['item_state', 'text'],
+];
 
 /** settlements.csv: one row per (batch, order of this platform); a batch holds at most 100 orders, so pages are of batches. */
 export const settlementsExport: ExportKindSpec = {
-  header: ['settlement_id', 'state', 'chain_id', 'tx_hash', 'created_at', 'confirmed_at', 'order_id', 'order_no', 'merchant_id', 'amount', 'released_amount', 'item_state'],
+  columns,
   async page(deps, platformId, r, after) {
     const batchesPerPage = Math.max(1, Math.floor(deps.size / 100));
     const batches = await exportsRepo.settlements(deps.db, platformId, r, after, batchesPerPage);

@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../lib/errors.js';
-import type { KeysService } from '../keys/index.js';
+import type { KeysService, SessionActor } from '../keys/index.js';
 import { onboardPlatform, type OnboardInput } from './onboard.js';
 import { platformsRepo } from './repo.js';
 
@@ -10,7 +10,7 @@ export type { OnboardInput } from './onboard.js';
 /** The platforms service: each operation lives in its own file; this only binds them to their dependencies. */
 export function createPlatformsService(db: Db, config: Config, keys: KeysService) {
   return {
-    onboardSelf: (userId: string, input: OnboardInput) => onboardPlatform({ db, config, keys }, userId, input),
+    onboardSelf: (actor: SessionActor, input: OnboardInput) => onboardPlatform({ db, config, keys }, actor, input),
     findByUser: (userId: string) => platformsRepo.findByUser(db, userId),
     async get(platformId: string) {
       const p = await platformsRepo.findById(db, platformId);

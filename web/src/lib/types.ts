@@ -9,6 +9,7 @@ export type List<T> = Api.Page<T>;
 export type Me = Api.Me;
 export type Onboarded = Api.OnboardSelfResponse;
 export type ApiKey = Api.ApiKey;
+export type AuditEvent = Api.AuditEvent;
 export type Merchant = Api.Merchant;
 export type Invitation = Api.MerchantInvitation;
 export type PublicInvitation = Api.PublicInvitation;

@@ -1,32 +1,38 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Alert, Badge, Button, Card, CopyButton, Modal, Mono, SecretReveal, SkeletonRows } from '../../components/ui';
 import { api } from '../../lib/api';
 import { formatDate } from '../../lib/format';
 import { useTitle } from '../../lib/router';
-import type { ApiKey, List } from '../../lib/types';
+import type { ApiKey } from '../../lib/types';
+import { KeyAuditLog } from './KeyAuditLog';
+import { Pager, usePaged } from './paging';
+
+/** After a key changes: the key list and the audit log both moved. */
+const KEY_QUERIES = [['keys'], ['audit_log']];
 
 export function DevelopersPage() {
   useTitle('Developers');
   const qc = useQueryClient();
-  const keys = useQuery({ queryKey: ['keys'], queryFn: () => api.get<List<ApiKey>>('/v1/developers/keys') });
+  // Active keys first (at most 20, so all on the first page), then revoked ones.
+  const keys = usePaged<ApiKey>('keys', '/v1/developers/keys');
   const [rolled, setRolled] = useState<ApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const roll = useMutation({
     mutationFn: () => api.post<ApiKey>('/v1/developers/keys'),
     onSuccess: async (key) => {
       setRolled(key);
-      await qc.invalidateQueries({ queryKey: ['keys'] });
+      await Promise.all(KEY_QUERIES.map((queryKey) => qc.invalidateQueries({ queryKey })));
     },
   });
   const revoke = useMutation({
     mutationFn: (id: string) => api.post<ApiKey>(`/v1/developers/keys/${encodeURIComponent(id)}/revoke`),
     onSuccess: async () => {
       setRevoking(null);
-      await qc.invalidateQueries({ queryKey: ['keys'] });
+      await Promise.all(KEY_QUERIES.map((queryKey) => qc.invalidateQueries({ queryKey })));
     },
   });
-  const publishable = keys.data?.data.find((k) => k.kind === 'publishable' && k.state === 'active');
+  const publishable = keys.rows.find((k) => k.kind === 'publishable' && k.state === 'active');
   const base = window.location.origin;
 
   return (
@@ -39,14 +45,14 @@ export function DevelopersPage() {
       </div>
       {roll.isError && <Alert tone="error" title="Could not create a key">{roll.error.message}</Alert>}
       <Card title="API keys" padded={false}>
-        {keys.isError ? (
-          <div className="card-body"><Alert tone="error">{keys.error.message}</Alert></div>
+        {keys.query.isError ? (
+          <div className="card-body"><Alert tone="error">{keys.query.error.message}</Alert></div>
         ) : (
           <div className="table-scroll">
             <table className="table" aria-label="API keys">
               <thead><tr><th scope="col">Type</th><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
               <tbody>
-                {keys.isPending ? <SkeletonRows cols={6} rows={3} /> : keys.data.data.map((k) => (
+                {keys.query.isPending ? <SkeletonRows cols={6} rows={3} /> : keys.rows.map((k) => (
                   <tr key={k.id} data-key-id={k.id}>
                     <td className="strong">{k.kind === 'secret' ? 'Secret' : 'Publishable'}</td>
                     <td>
@@ -68,7 +74,9 @@ export function DevelopersPage() {
             </table>
           </div>
         )}
+        <Pager page={keys.page} hasPrev={keys.hasPrev} hasNext={keys.hasNext} onPrev={keys.prev} onNext={keys.next} count={keys.rows.length} />
       </Card>
+      <KeyAuditLog />
       <Card title="Quick start">
         <p className="muted">Create an order from your server with your secret key. The response carries the router address and the signed message the buyer&apos;s wallet submits.</p>
         <pre className="code-block">{`curl ${base}/v1/orders \\
