@@ -276,7 +276,7 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     // Right after the 202 the buyer sends its whole balance elsewhere with a high tip: in the node's pool, not mined.
     await chain.anvil.setBalance({ address: buyer.address, value: 10n ** 18n });
     const usdc = chain.walletClientFor(buyer);
-    await usdc.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'transfer', args: [chain.treasury, 20n * 10n ** 6n], maxPriorityFeePerGas: 100n * 10n ** 9n });
+    await usdc.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'transfer', args: [chain.treasury, 20n * 10n ** 6n], gas: 100_000n, maxFeePerGas: 200n * 10n ** 9n, maxPriorityFeePerGas: 100n * 10n ** 9n });
     const [nonceBefore, ethBefore] = [await relayerNonce(), await chain.publicClient.getBalance({ address: relayer })];
     await settle();
     expect(await relayerNonce()).toBe(nonceBefore); // nothing signed, nothing sent
