@@ -193,7 +193,7 @@ describe('gasless relay abuse', () => {
     h.config.relayerDailyBudgetWei = budget;
     try {
       const sessions = await Promise.all([1, 2, 3, 4, 5].map((i) => session(`budget-${i}`)));
-      const bodies = [];
+      const bodies: Awaited<ReturnType<typeof authorize>>[] = [];
       for (const s of sessions) bodies.push(await authorize(s.pub.gasless.typed_data, await buyer()));
       const [eth, nonce] = [await relayerEth(), await relayerNonce()];
       const answers = await Promise.all(sessions.map((s, i) => post(s.token, bodies[i])));

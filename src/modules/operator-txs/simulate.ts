@@ -46,8 +46,9 @@ async function simulateOnce(client: PublicClient, from: Hex, to: Hex, data: Hex,
   const [block] = await simulateBlocks(client, { blockTag: opts.blockTag ?? 'latest', blocks: [{ calls: [{ account: from, to, data, gas: opts.gas }] }] });
   const call = block!.calls[0]!;
   if (call.status === 'success') return { ok: true, gasLimit: gasLimitFor(call.maxUsedGas ?? (call.gasUsed * 5n) / 4n) };
-  const outOfGas = opts.gas !== undefined && call.gasUsed >= opts.gas;
-  return { ok: false, error: outOfGas ? 'out of gas' : (revertNameOf(call.error) ?? 'reverted'), gasUsed: call.gasUsed };
+  const error = revertNameOf(call.error) ?? 'reverted';
+  if (opts.gas === undefined) return { ok: false, error };
+  return { ok: false, error: call.gasUsed >= opts.gas ? 'out of gas' : error, gasUsed: call.gasUsed };
 }
 
 /**
