@@ -1,4 +1,4 @@
-import { MethodNotFoundRpcError, MethodNotSupportedRpcError, RpcError, type Hex, type PublicClient } from 'viem';
+import { MethodNotFoundRpcError, MethodNotSupportedRpcError, numberToHex, RpcError, type Hex, type PublicClient } from 'viem';
 import { simulateBlocks } from 'viem/actions';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { revertNameOf } from './decode-revert.js';
@@ -60,7 +60,7 @@ export const gasLimitFor = (peak: bigint): bigint => (peak * 11n) / 10n + 25_000
 
 async function estimate(client: PublicClient, from: Hex, to: Hex, data: Hex, opts: SimulateOptions): Promise<Simulation> {
   try {
-    const gas = await client.estimateGas({ account: from, to, data, blockTag: opts.blockTag ?? 'latest', gas: opts.gas });
+    const gas = await estimateGas(client, from, to, data, opts);
     return { ok: true, gasLimit: (gas * 12n) / 10n + 10_000n };
   } catch (err) {
     // eth_estimateGas under a cap answers "gas required exceeds allowance" when the call needs more.
@@ -69,4 +69,14 @@ async function estimate(client: PublicClient, from: Hex, to: Hex, data: Hex, opt
     if (name === null) throw err;
     return { ok: false, error: name };
   }
+}
+
+/**
+ * eth_estimateGas; under a cap it is sent as is with the cap as the transaction's `gas` (viem's estimateGas drops
+ * `gas`), so the node's search never runs the call with more.
+ */
+async function estimateGas(client: PublicClient, from: Hex, to: Hex, data: Hex, opts: SimulateOptions): Promise<bigint> {
+  const blockTag = opts.blockTag ?? 'latest';
+  if (opts.gas === undefined) return client.estimateGas({ account: from, to, data, blockTag });
+  return BigInt(await client.request({ method: 'eth_estimateGas', params: [{ from, to, data, gas: numberToHex(opts.gas) }, blockTag] }));
 }
