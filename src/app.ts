@@ -11,6 +11,7 @@ import { resolvePrincipal } from './api/middleware/auth.js';
 import { onError, onNotFound } from './api/middleware/errors.js';
 import { idempotency } from './api/middleware/idempotency.js';
 import { createRateLimiter, rateLimitHeaders, limitByAddress, limitSecretKeys, platformPolicies } from './api/middleware/rate-limit.js';
+import { limitRelayRefusals } from './api/middleware/relay-refusals.js';
 import { requestId } from './api/middleware/request-id.js';
 import { storableText } from './api/middleware/storable-text.js';
 import { validationHook } from './api/openapi.js';
@@ -97,6 +98,10 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   const byAddress = (methods: string[]) => limitByAddress(limiter, publicPolicy, config.trustProxyHops, methods);
   app.use('/v1/checkout/sessions/:token', byAddress(['GET']));
   app.use('/v1/checkout/sessions/:token/relay', byAddress(['POST']));
+  // The relay endpoints' refusals in a stricter bucket of their own, per client address (relay-refusals.ts).
+  const relayRefusals = limitRelayRefusals({ perMinute: config.relayRefusalsPerMinute, trustProxyHops: config.trustProxyHops, now: opts.now });
+  app.use('/v1/checkout/sessions/:token/relay', relayRefusals);
+  app.use('/v1/orders/:id/relay', relayRefusals);
   app.use('/v1/merchants/invitations/:token', byAddress(['GET']));
   app.use('/v1/merchants/invitations/:token/complete', byAddress(['POST']));
   const authPolicy = { name: 'auth', perSecond: rates.authPerMinute / 60, burst: rates.authPerMinute };

@@ -1,4 +1,5 @@
 import { isWellFormedAddress, SUPPORTED_CHAIN_IDS, type ChainId } from './lib/address.js';
+import { AMOUNT_PATTERN, parseAmount } from './lib/money.js';
 import { registerSecretUrls } from './lib/redact-urls.js';
 import { z } from 'zod';
 import { getAddress, type Address, type Hex } from 'viem';
@@ -45,6 +46,14 @@ export type Config = {
   gaslessEnabled: boolean;
   /** GASLESS_DAILY_CAP: relays accepted per platform per UTC day (chain clock). */
   gaslessDailyCap: number;
+  /** RELAYER_GAS_LIMIT: the most gas one relay may be signed with or simulated with (modules/relay, docs/gasless.md). */
+  relayerGasLimit: bigint;
+  /** RELAYER_DAILY_BUDGET_WEI: the relayer's spend per chain per UTC day (chain clock), reserved at accept. */
+  relayerDailyBudgetWei: bigint;
+  /** GASLESS_MIN_AMOUNT: the smallest order (USDC, as base units here) offered gasless. */
+  gaslessMinAmount: bigint;
+  /** RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE: refused relay requests per client address per minute (api/middleware/relay-refusals.ts). */
+  relayRefusalsPerMinute: number;
   /** RPC_BATCH_SIZE: JSON-RPC calls made in the same tick go to the node as one batch of at most this many (0: one request each). */
   rpcBatchSize: number;
   serviceFeeBps: number;
@@ -92,6 +101,14 @@ function read<T>(env: Env, name: string, schema: z.ZodType<T>): T {
 const int = (min: number, max: number) =>
   z.string().regex(/^[0-9]{1,9}$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 const url = z.string().url('must be a URL (http:// or https://)').regex(/^https?:\/\//i, 'must be a URL (http:// or https://)');
+
+/** Wei as a decimal integer string (up to 10^30). */
+const wei = z.string().regex(/^[0-9]{1,30}$/, 'must be a whole number of wei').transform((v) => BigInt(v));
+/** A USDC amount in decimal ("0.50"), held as base units ("0": no minimum). */
+const usdcAmount = z.string().regex(AMOUNT_PATTERN, 'must be a decimal USDC amount with at most 6 decimals').transform((v) => {
+  const parsed = parseAmount(v);
+  return parsed.ok ? parsed.units : 0n;
+});
 
 const address = z
   .string()
@@ -161,6 +178,11 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       ? devnet || (env.RELAYER_PRIVATE_KEY ?? '') !== ''
       : env.GASLESS_ENABLED === 'true',
     gaslessDailyCap: read(env, 'GASLESS_DAILY_CAP', int(0, 100_000_000).default(1000)),
+    relayerGasLimit: BigInt(read(env, 'RELAYER_GAS_LIMIT', int(100_000, 30_000_000).default(700_000))),
+    // Devnet ETH is free and the bench relays hundreds at once (each reserves ~2e15 wei at anvil's 1 gwei).
+    relayerDailyBudgetWei: read(env, 'RELAYER_DAILY_BUDGET_WEI', wei.default(devnet ? 10n * 10n ** 18n : 10n ** 17n)),
+    gaslessMinAmount: read(env, 'GASLESS_MIN_AMOUNT', usdcAmount.default(500_000n)),
+    relayRefusalsPerMinute: read(env, 'RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE', int(1, 10_000).default(10)),
     rpcBatchSize: read(env, 'RPC_BATCH_SIZE', int(0, 1000).default(32)),
     serviceFeeBps: read(env, 'SERVICE_FEE_BPS', int(0, 10000).default(100)),
     serviceTreasury: read(env, 'SERVICE_TREASURY', address.optional()) ?? null,

@@ -45,10 +45,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   410: 'Gone (invitation_expired)',
   413: 'Body too large (payload_too_large)',
   415: 'Body is not application/json (unsupported_media_type)',
-  422: 'Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable)',
+  422: 'Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable)',
   429: 'Rate limited (rate_limited, gasless_cap_reached)',
   500: 'Unexpected error, masked (internal); safe to retry with the same Idempotency-Key',
-  503: 'Temporarily unavailable (service_unavailable)',
+  503: 'Temporarily unavailable (service_unavailable, gasless_unavailable)',
 };
 
 /**

@@ -14,7 +14,7 @@ export const ERROR_CODES = {
   idempotency_key_in_use: { status: 409, type: 'idempotency_error', message: 'A request with this Idempotency-Key is still being processed.' },
   invitation_used: { status: 409, type: 'invalid_request_error', message: 'This invitation has already been used.' },
   order_not_payable: { status: 409, type: 'invalid_request_error', message: 'The order cannot be paid (already paid, expired or cancelled).' },
-  relay_in_flight: { status: 409, type: 'invalid_request_error', message: 'A relay for this order is already in flight.' },
+  relay_in_flight: { status: 409, type: 'invalid_request_error', message: 'A relay for this order or from this payer is already in flight.' },
   gasless_disabled: { status: 403, type: 'permission_error', message: 'Gasless payment is switched off on this deployment.' },
   key_limit_reached: { status: 409, type: 'invalid_request_error', message: 'The platform has the most active API keys allowed; revoke one first.' },
   invalid_state: { status: 409, type: 'invalid_request_error', message: 'The resource is not in a state that allows this operation.' },
@@ -27,10 +27,13 @@ export const ERROR_CODES = {
   invalid_authorization: { status: 422, type: 'invalid_request_error', message: 'The authorization does not match this order.' },
   payer_mismatch: { status: 422, type: 'invalid_request_error', message: 'The order is locked to another payer.' },
   simulation_failed: { status: 422, type: 'invalid_request_error', message: 'The payment would revert on chain.' },
+  gasless_refused: { status: 422, type: 'invalid_request_error', message: 'Gasless payment is refused for this payer or this payment; pay another way.' },
+  gas_limit_exceeded: { status: 422, type: 'invalid_request_error', message: 'The relay would need more gas than the relayer spends on one payment.' },
   amount_exceeds_refundable: { status: 422, type: 'invalid_request_error', message: 'The amount exceeds what is left to refund.' },
   rate_limited: { status: 429, type: 'rate_limit_error', message: 'Too many requests.' },
   gasless_cap_reached: { status: 429, type: 'rate_limit_error', message: 'The platform\'s daily gasless relay cap is reached.' },
   service_unavailable: { status: 503, type: 'api_error', message: 'The service is temporarily unavailable.' },
+  gasless_unavailable: { status: 503, type: 'api_error', message: 'Gasless payment is unavailable for now; pay another way.' },
   internal: { status: 500, type: 'api_error', message: 'An internal error occurred.' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
 

@@ -88,6 +88,33 @@ describe('simulate: eth_simulateV1, else eth_estimateGas', () => {
     expect(viaEstimate).toEqual(viaSimulate);
   });
 
+  it('under a gas cap a call that needs more fails out of gas (both paths); on the pending block a transfer in the pool is seen', async () => {
+    const [, other] = chain.buyers; // still holds its USDC: a transfer of 1 needs more than 25,000 gas, and succeeds without the cap
+    const data = transfer(chain.treasury, 1n);
+    proxy.setMode('pass');
+    expect((await simulate(client(), other!, chain.usdc, data)).ok).toBe(true);
+    expect(await simulate(client(), other!, chain.usdc, data, { gas: 25_000n })).toEqual({ ok: false, error: 'out of gas', gasUsed: 25_000n });
+    proxy.setMode('invalid_params');
+    proxy.seen.length = 0;
+    expect(await simulate(client(), other!, chain.usdc, data, { gas: 25_000n })).toMatchObject({ ok: false, error: 'out of gas' });
+    expect(proxy.seen).toEqual(['eth_simulateV1', 'eth_estimateGas']);
+    // A revert under a cap is still named (the estimate's request is sent as is).
+    expect(await simulate(client(), other!, chain.usdc, transfer(chain.treasury, 10n ** 30n), { gas: 200_000n })).toEqual({ ok: false, error: 'Error: ERC20: transfer amount exceeds balance' });
+    proxy.setMode('pass');
+    await chain.anvil.setAutomine(false);
+    await chain.anvil.setIntervalMining({ interval: 0 });
+    try {
+      const all = await chain.publicClient.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [other!.address] });
+      await chain.walletClientFor(other!).writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'transfer', args: [chain.treasury, all], gas: 100_000n });
+      const again = transfer(chain.treasury, all);
+      expect((await simulate(client(), other!, chain.usdc, again, { blockTag: 'latest' })).ok).toBe(true);
+      expect(await simulate(client(), other!, chain.usdc, again, { blockTag: 'pending' })).toMatchObject({ ok: false, error: 'Error: ERC20: transfer amount exceeds balance' });
+    } finally {
+      await chain.mine(1);
+      await chain.anvil.setIntervalMining({ interval: 1 });
+    }
+  });
+
   it('a node without eth_simulateV1 is asked eth_estimateGas, and not asked eth_simulateV1 again', async () => {
     proxy.setMode('method_not_found');
     proxy.seen.length = 0;

@@ -68,6 +68,10 @@ describe('platform dashboard', () => {
     // Keys: roll a new secret key (shown once), prove it works, revoke it.
     await nav(page, 'Developers');
     await page.getByRole('table', { name: 'API keys' }).getByText('Publishable').waitFor();
+    // The Gasless card: today's relays, reverted, refused, ETH the relayer spent (none yet).
+    const gasless = page.getByRole('table', { name: 'Gasless relays today' }).locator('tbody tr[data-gasless-day]');
+    await gasless.waitFor();
+    expect(await gasless.locator('td').allInnerTexts()).toEqual([expect.stringMatching(/^cap 1000 · from 0\.50 USDC$/), '0', '0', '0', '0']);
     await page.getByRole('button', { name: 'Create secret key' }).click();
     const dialog = page.getByRole('dialog', { name: 'New secret key' });
     const rolled = await dialog.getByRole('textbox', { name: 'Secret key' }).inputValue();

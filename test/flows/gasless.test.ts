@@ -25,7 +25,7 @@ afterAll(async () => f.close());
 type TypedData = { domain: { name: string; version: string; chainId: number; verifyingContract: Address }; message: Record<string, string | null> };
 
 /** What the hosted page does: fill in `from`, sign the typed data as given, and post the five fields. */
-async function authorize(buyer: LocalAccount, td: TypedData, over: Partial<Record<'validBefore' | 'nonce' | 'value', string>> = {}) {
+async function authorize(buyer: LocalAccount, td: TypedData, over: Partial<Record<'validAfter' | 'validBefore' | 'nonce' | 'value', string>> = {}) {
   const m: Record<string, string | null> = { ...td.message, ...over };
   const message = { from: buyer.address, to: m.to as Address, value: BigInt(m.value!), validAfter: BigInt(m.validAfter!), validBefore: BigInt(m.validBefore!), nonce: m.nonce as Hex };
   const signature = await buyer.signTypedData({
@@ -104,7 +104,7 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     expect(cost).toBeGreaterThan(0n);
     expect(relayerEthBefore - (await chain.publicClient.getBalance({ address: relayer }))).toBe(cost);
     const usage = (await h.request('GET', '/v1/gasless/usage', { key: p.secretKey })).body;
-    expect(usage.days).toEqual([{ day: expect.any(String), relays: 1, gas_cost_wei: cost.toString() }]);
+    expect(usage.days).toEqual([{ day: expect.any(String), relays: 1, reverted: 0, refused: 0, gas_cost_wei: cost.toString() }]);
     // The order.confirmed event and its delivery row, written by the indexer as for any payment.
     const events = await h.db.selectFrom('events').select('id').where('platform_id', '=', p.platformId).where('type', '=', 'order.confirmed').execute();
     expect(events).toHaveLength(1);
@@ -150,13 +150,20 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     const cases: [string, Promise<{ status: number; body: any }>, number, string][] = [
       ['signed by someone else', post(a.token, { ...(await authorize(other, td)), from: buyer.address }), 422, 'invalid_signature'],
       ['another order\'s nonce', post(a.token, await authorize(buyer, b.pub.gasless.typed_data)), 422, 'invalid_authorization'],
-      ['outlives the order', post(a.token, await authorize(buyer, td, { validBefore: String(BigInt(td.message.validBefore) + 1n) })), 422, 'invalid_authorization'],
+      ['outlives the order', post(a.token, await authorize(buyer, td, { validBefore: String(BigInt(td.message.validBefore) + 1n) })), 422, 'validation_failed'],
       ['payer lock', post(locked.token, await authorize(buyer, locked.pub.gasless.typed_data)), 422, 'payer_mismatch'],
       ['amount signed differs', post(a.token, await authorize(buyer, td, { value: '1' })), 422, 'invalid_signature'],
     ];
     for (const [what, res, status, code] of cases) {
       const r = await res;
       expect([what, r.status, r.body.error?.code]).toEqual([what, status, code]);
+    }
+    // The window offered, exactly: a valid_before of "latest block + 2 s" would lapse between the 202 and mining,
+    // at the relayer's cost; a valid_after in the future likewise.
+    const head = (await chain.publicClient.getBlock()).timestamp;
+    for (const [field, over] of [['valid_before', { validBefore: String(head + 2n) }], ['valid_after', { validAfter: '1' }], ['valid_after', { validAfter: String(head + 600n) }]] as const) {
+      const r = await post(a.token, await authorize(buyer, td, over));
+      expect([field, r.status, r.body.error?.code, r.body.error?.param]).toEqual([field, 422, 'validation_failed', field]);
     }
 
     // Switched off, then capped.
@@ -220,7 +227,7 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     expect(await chain.publicClient.getBalance({ address: owner.address })).toBe(0n);
   });
 
-  it('a relay whose transaction the sender can no longer send fails with the reason; the order can be relayed again; Idempotency-Key replays', async () => {
+  it('a relay whose transaction the sender can no longer send fails with the reason, sends nothing, and its payer is refused on that order; Idempotency-Key replays', async () => {
     const { h, chain } = f;
     const { p, m } = await setupPlatform(h);
     const buyer = await zeroEthBuyer(20n * 10n ** 6n);
@@ -248,16 +255,16 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     const failedRelay = (await h.request('GET', `/v1/orders/${o.id}/relay`, { key: p.secretKey })).body;
     expect(failedRelay).toMatchObject({ id: first.body.id, state: 'failed', tx_hash: null, error: { code: 'simulation_failed' } });
     expect(failedRelay.error.message).toMatch(/blacklisted/);
-    // Unblocked, the same authorization is relayed again and pays.
+    // Blocklisted is the payer's doing: the order is not relayed for it again (it can pay another way), and the
+    // platform's slot came back (counted as reverted instead).
     await chain.confirm(await blacklister.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'unBlacklist', args: [buyer.address] }));
     const second = await h.request('POST', `/v1/orders/${o.id}/relay`, { key: p.secretKey, body });
-    expect(second.status, second.text).toBe(202);
-    await settle();
-    expect((await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey })).body.state).toBe('confirmed');
-    expect((await h.request('GET', `/v1/orders/${o.id}/relay`, { key: p.secretKey })).body).toMatchObject({ id: second.body.id, state: 'succeeded' });
+    expect([second.status, second.body.error?.code, second.body.error?.param]).toEqual([422, 'gasless_refused', 'from']);
+    expect(await relayerNonce()).toBe(nonceBefore);
+    expect((await h.request('GET', '/v1/gasless/usage', { key: p.secretKey })).body.days[0]).toMatchObject({ relays: 0, reverted: 1, refused: 1, gas_cost_wei: '0' });
   });
 
-  it('a fresh relay is sent on submit\'s simulation alone: a revert in between is caught at the receipt, failed with its reason and its gas', async () => {
+  it('the sender simulates again against the pending block just before broadcast: funds moved after the 202 cost the relayer nothing', async () => {
     const { h, chain } = f;
     const { p, m } = await setupPlatform(h);
     const buyer = await zeroEthBuyer(20n * 10n ** 6n);
@@ -265,22 +272,19 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     const posted = await h.request('POST', `/v1/checkout/sessions/${token}/relay`, { body: await authorize(buyer, pub.gasless.typed_data) });
     expect(posted.status, posted.text).toBe(202);
     const [intent] = await h.services.operatorTxs.forRef('relay', posted.body.id);
-    expect(intent!.gas_limit).toBeGreaterThan(21_000n); // submit's estimate, recorded with the intent
-    const nonceBefore = await relayerNonce();
-    const blacklister = chain.walletClientFor(chain.usdcBlacklister);
-    await chain.confirm(await blacklister.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'blacklist', args: [buyer.address] }));
-    const usageBefore = (await h.request('GET', '/v1/gasless/usage', { key: p.secretKey })).body.days[0];
+    expect(intent!.gas_limit).toBeGreaterThan(21_000n); // submit's limit, the most the sender may sign with
+    // Right after the 202 the buyer sends its whole balance elsewhere with a high tip: in the node's pool, not mined.
+    await chain.anvil.setBalance({ address: buyer.address, value: 10n ** 18n });
+    const usdc = chain.walletClientFor(buyer);
+    await usdc.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'transfer', args: [chain.treasury, 20n * 10n ** 6n], gas: 100_000n, maxFeePerGas: 200n * 10n ** 9n, maxPriorityFeePerGas: 100n * 10n ** 9n });
+    const [nonceBefore, ethBefore] = [await relayerNonce(), await chain.publicClient.getBalance({ address: relayer })];
     await settle();
-    await chain.confirm(await blacklister.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'unBlacklist', args: [buyer.address] }));
-    expect(await relayerNonce()).toBe(nonceBefore + 1); // sent without a second simulation
+    expect(await relayerNonce()).toBe(nonceBefore); // nothing signed, nothing sent
+    expect(await chain.publicClient.getBalance({ address: relayer })).toBe(ethBefore);
     const relay = (await h.request('GET', `/v1/checkout/sessions/${token}`)).body.gasless.relay;
-    expect(relay).toMatchObject({ id: posted.body.id, state: 'failed', error: { code: 'reverted' } });
-    expect(relay.error.message).toMatch(/blacklisted/);
-    const [done] = await h.services.operatorTxs.forRef('relay', posted.body.id);
-    expect(BigInt(relay.gas_cost_wei)).toBe(done!.gas_used! * BigInt(done!.effective_gas_price!));
-    const usage = (await h.request('GET', '/v1/gasless/usage', { key: p.secretKey })).body.days[0];
-    expect(BigInt(usage.gas_cost_wei) - BigInt(usageBefore?.gas_cost_wei ?? '0')).toBe(BigInt(relay.gas_cost_wei));
-    expect(await balanceOf(chain, buyer.address)).toBe(20n * 10n ** 6n);
+    expect(relay).toMatchObject({ id: posted.body.id, state: 'failed', tx_hash: null, gas_cost_wei: null, error: { code: 'simulation_failed' } });
+    expect(relay.error.message).toMatch(/exceeds balance/);
+    expect((await h.request('GET', '/v1/gasless/usage', { key: p.secretKey })).body.days[0]).toMatchObject({ relays: 0, reverted: 1, gas_cost_wei: '0' });
     expect((await h.request('GET', `/v1/orders/${pub.order.id}`, { key: p.secretKey })).body.state).toBe('pending_payment');
   });
 

@@ -128,6 +128,17 @@ describe('config: every variable parsed (production)', () => {
     expect(configError({ GASLESS_DAILY_CAP: '-1' }).message).toMatch(/^Invalid configuration: GASLESS_DAILY_CAP /);
   });
 
+  it('reads the relay abuse bounds: gas ceiling, daily budget (devnet and production defaults), minimum amount, refusal bucket', () => {
+    expect(loadConfig({}, [])).toMatchObject({ relayerGasLimit: 700_000n, relayerDailyBudgetWei: 10n * 10n ** 18n, gaslessMinAmount: 500_000n, relayRefusalsPerMinute: 10 });
+    expect(loadConfig(PRODUCTION, []).relayerDailyBudgetWei).toBe(10n ** 17n);
+    expect(loadConfig({ RELAYER_GAS_LIMIT: '400000', RELAYER_DAILY_BUDGET_WEI: '123', GASLESS_MIN_AMOUNT: '2.5', RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE: '3' }, []))
+      .toMatchObject({ relayerGasLimit: 400_000n, relayerDailyBudgetWei: 123n, gaslessMinAmount: 2_500_000n, relayRefusalsPerMinute: 3 });
+    expect(loadConfig({ GASLESS_MIN_AMOUNT: '0' }, []).gaslessMinAmount).toBe(0n);
+    expect(configError({ RELAYER_GAS_LIMIT: '50000000' }).message).toMatch(/^Invalid configuration: RELAYER_GAS_LIMIT /);
+    expect(configError({ RELAYER_DAILY_BUDGET_WEI: '1e18' }).message).toMatch(/^Invalid configuration: RELAYER_DAILY_BUDGET_WEI /);
+    expect(configError({ GASLESS_MIN_AMOUNT: '0.0000001' }).message).toMatch(/^Invalid configuration: GASLESS_MIN_AMOUNT /);
+  });
+
   it('reads RPC_BATCH_SIZE (default 32, 0 turns batching off, refuses a negative or a huge size)', () => {
     expect(loadConfig({}, []).rpcBatchSize).toBe(32);
     expect(loadConfig({ RPC_BATCH_SIZE: '0' }, []).rpcBatchSize).toBe(0);

@@ -193,7 +193,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -268,7 +268,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -496,7 +496,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -573,7 +573,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -677,7 +677,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -999,7 +999,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1130,7 +1130,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1299,7 +1299,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1537,7 +1537,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1719,7 +1719,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1847,7 +1847,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1865,7 +1865,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Temporarily unavailable (service_unavailable) */
+                /** @description Temporarily unavailable (service_unavailable, gasless_unavailable) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1971,7 +1971,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2046,7 +2046,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2203,7 +2203,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2313,7 +2313,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2574,7 +2574,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2676,7 +2676,7 @@ export interface paths {
         put?: never;
         /**
          * Relay a signed ReceiveWithAuthorization for the session's order (public, gasless checkout)
-         * @description The hosted page posts the buyer's signature of `gasless.typed_data` (from the session read). Checked before anything is sent: gasless enabled (403 gasless_disabled), the platform's daily cap (429 gasless_cap_reached), the order unpaid and before its deadline on the chain clock (409 order_not_payable), no relay in flight (409 relay_in_flight), nonce = hashPayOrder(order) and valid_before ≤ deadline + 1 (422 invalid_authorization), the payer lock (422 payer_mismatch), the signature against the token's EIP-712 domain, EOA or ERC-1271 (422 invalid_signature), and a simulation of payOrderWithAuthorization from the relayer (422 simulation_failed, naming the revert). A refusal writes and sends nothing.
+         * @description The hosted page posts the buyer's signature of `gasless.typed_data` (from the session read). Checked before anything is sent: gasless enabled (403 gasless_disabled), valid_after exactly "0" and valid_before exactly the typed data's (422 validation_failed, param names the field), the order at least GASLESS_MIN_AMOUNT (422 gasless_refused), the order unpaid and before its deadline on the chain clock (409 order_not_payable), nonce = hashPayOrder(order) (422 invalid_authorization), the payer lock (422 payer_mismatch), no relay in flight for the order or from the payer (409 relay_in_flight), the payer not banned after a relay it made fail (422 gasless_refused, message says until when), the platform's daily cap (429 gasless_cap_reached), the relayer's daily budget (503 gasless_unavailable, Retry-After), then a simulation of payOrderWithAuthorization from the relayer under RELAYER_GAS_LIMIT (422 gas_limit_exceeded; 422 invalid_signature, the signature checked against the token's EIP-712 domain, EOA or ERC-1271; 422 simulation_failed, naming the revert). A refusal sends nothing. Refusals (4xx) count in a per-address bucket (RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE): past it, 429 rate_limited before anything is read.
          */
         post: {
             parameters: {
@@ -2765,7 +2765,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2792,7 +2792,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Temporarily unavailable (service_unavailable) */
+                /** @description Temporarily unavailable (service_unavailable, gasless_unavailable) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2878,7 +2878,7 @@ export interface paths {
         put?: never;
         /**
          * Relay a signed ReceiveWithAuthorization for a direct order (platform backend)
-         * @description Same body and checks as the public session relay. Checked before anything is sent: gasless enabled (403 gasless_disabled), the platform's daily cap (429 gasless_cap_reached), the order unpaid and before its deadline on the chain clock (409 order_not_payable), no relay in flight (409 relay_in_flight), nonce = hashPayOrder(order) and valid_before ≤ deadline + 1 (422 invalid_authorization), the payer lock (422 payer_mismatch), the signature against the token's EIP-712 domain, EOA or ERC-1271 (422 invalid_signature), and a simulation of payOrderWithAuthorization from the relayer (422 simulation_failed, naming the revert). A refusal writes and sends nothing.
+         * @description Same body and checks as the public session relay. Checked before anything is sent: gasless enabled (403 gasless_disabled), valid_after exactly "0" and valid_before exactly the typed data's (422 validation_failed, param names the field), the order at least GASLESS_MIN_AMOUNT (422 gasless_refused), the order unpaid and before its deadline on the chain clock (409 order_not_payable), nonce = hashPayOrder(order) (422 invalid_authorization), the payer lock (422 payer_mismatch), no relay in flight for the order or from the payer (409 relay_in_flight), the payer not banned after a relay it made fail (422 gasless_refused, message says until when), the platform's daily cap (429 gasless_cap_reached), the relayer's daily budget (503 gasless_unavailable, Retry-After), then a simulation of payOrderWithAuthorization from the relayer under RELAYER_GAS_LIMIT (422 gas_limit_exceeded; 422 invalid_signature, the signature checked against the token's EIP-712 domain, EOA or ERC-1271; 422 simulation_failed, naming the revert). A refusal sends nothing. Refusals (4xx) count in a per-address bucket (RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE): past it, 429 rate_limited before anything is read.
          */
         post: {
             parameters: {
@@ -2970,7 +2970,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2997,7 +2997,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Temporarily unavailable (service_unavailable) */
+                /** @description Temporarily unavailable (service_unavailable, gasless_unavailable) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3126,7 +3126,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3236,7 +3236,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3480,7 +3480,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3638,7 +3638,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3730,7 +3730,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3805,7 +3805,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3885,7 +3885,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3965,7 +3965,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4045,7 +4045,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4125,7 +4125,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4409,7 +4409,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4500,7 +4500,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5367,7 +5367,7 @@ export interface components {
                  * @description Stable, machine-readable; branch on this, not on message
                  * @enum {string}
                  */
-                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "session_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "order_not_payable" | "relay_in_flight" | "gasless_disabled" | "key_limit_reached" | "invalid_state" | "invitation_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "invalid_authorization" | "payer_mismatch" | "simulation_failed" | "amount_exceeds_refundable" | "rate_limited" | "gasless_cap_reached" | "service_unavailable" | "internal";
+                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "session_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "order_not_payable" | "relay_in_flight" | "gasless_disabled" | "key_limit_reached" | "invalid_state" | "invitation_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "invalid_authorization" | "payer_mismatch" | "simulation_failed" | "gasless_refused" | "gas_limit_exceeded" | "amount_exceeds_refundable" | "rate_limited" | "gasless_cap_reached" | "service_unavailable" | "gasless_unavailable" | "internal";
                 /** @description For people; may change */
                 message: string;
                 /** @description The offending field (validation_failed) */
@@ -5810,7 +5810,7 @@ export interface components {
         /** @description Gasless payment (ERC-3009): sign typed_data (fill in message.from), POST it to /v1/checkout/sessions/{token}/relay */
         Gasless: {
             enabled: boolean;
-            /** @description Why not, when not enabled: disabled, relayer_unavailable, daily_cap_reached, order_not_payable, token_unsupported */
+            /** @description Why not, when not enabled: disabled, relayer_unavailable, order_not_payable, amount_below_minimum (GASLESS_MIN_AMOUNT), payer_refused (the order's locked payer is banned after a relay it caused to fail), daily_cap_reached, budget_exhausted (the relayer's day), token_unsupported */
             reason: string | null;
             typed_data: components["schemas"]["GaslessTypedData"] | null;
             relay: components["schemas"]["Relay"] | null;
@@ -5875,12 +5875,12 @@ export interface components {
              */
             from: string;
             /**
-             * @description As signed (unix seconds, decimal string); "0" from the typed data
+             * @description Exactly "0", as in the typed data offered
              * @example 0
              */
             valid_after: string;
             /**
-             * @description As signed (unix seconds); at most the order deadline + 1
+             * @description Exactly the typed data's validBefore: the order deadline + 1 (unix seconds)
              * @example 1767225601
              */
             valid_before: string;
@@ -5893,12 +5893,28 @@ export interface components {
             /** @enum {string} */
             object: "gasless_usage";
             enabled: boolean;
-            /** @description Relays accepted per platform per UTC day (chain clock) */
+            /** @description Relays per platform per UTC day (chain clock): succeeded or in flight; a failed relay gives its slot back */
             daily_cap: number;
+            /**
+             * @description The smallest order offered gasless (USDC, GASLESS_MIN_AMOUNT)
+             * @example 0.50
+             */
+            min_amount: string;
+            /**
+             * @description The most gas one relay may use (RELAYER_GAS_LIMIT)
+             * @example 700000
+             */
+            relayer_gas_limit: string;
             days: {
                 /** @example 2026-11-24 */
                 day: string;
+                /** @description Relays holding a slot of the cap: succeeded or in flight */
                 relays: number;
+                /** @description Relays that failed: reverted on chain, or refused by the sender's simulation just before broadcast */
+                reverted: number;
+                /** @description Relay requests refused (gasless_refused) because the payer is banned */
+                refused: number;
+                /** @description What the relayer paid for this platform's relays, reverted ones included (wei) */
                 gas_cost_wei: string;
             }[];
         };

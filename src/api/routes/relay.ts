@@ -4,11 +4,15 @@ import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse
 import { SessionTokenParams } from '../../modules/checkout/schemas.js';
 import { GaslessUsage, OrderIdParams, Relay, RelayRequest } from '../../modules/relay/schemas.js';
 
-const REFUSALS = 'Checked before anything is sent: gasless enabled (403 gasless_disabled), the platform\'s daily cap (429 gasless_cap_reached), '
-  + 'the order unpaid and before its deadline on the chain clock (409 order_not_payable), no relay in flight (409 relay_in_flight), '
-  + 'nonce = hashPayOrder(order) and valid_before ≤ deadline + 1 (422 invalid_authorization), the payer lock (422 payer_mismatch), '
-  + 'the signature against the token\'s EIP-712 domain, EOA or ERC-1271 (422 invalid_signature), and a simulation of '
-  + 'payOrderWithAuthorization from the relayer (422 simulation_failed, naming the revert). A refusal writes and sends nothing.';
+const REFUSALS = 'Checked before anything is sent: gasless enabled (403 gasless_disabled), valid_after exactly "0" and valid_before exactly the '
+  + 'typed data\'s (422 validation_failed, param names the field), the order at least GASLESS_MIN_AMOUNT (422 gasless_refused), '
+  + 'the order unpaid and before its deadline on the chain clock (409 order_not_payable), nonce = hashPayOrder(order) (422 invalid_authorization), '
+  + 'the payer lock (422 payer_mismatch), no relay in flight for the order or from the payer (409 relay_in_flight), the payer not banned after a '
+  + 'relay it made fail (422 gasless_refused, message says until when), the platform\'s daily cap (429 gasless_cap_reached), the relayer\'s daily '
+  + 'budget (503 gasless_unavailable, Retry-After), then a simulation of payOrderWithAuthorization from the relayer under RELAYER_GAS_LIMIT '
+  + '(422 gas_limit_exceeded; 422 invalid_signature, the signature checked against the token\'s EIP-712 domain, EOA or ERC-1271; 422 '
+  + 'simulation_failed, naming the revert). A refusal sends nothing. Refusals (4xx) count in a per-address bucket '
+  + '(RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE): past it, 429 rate_limited before anything is read.';
 
 const relaySession = createRoute({
   method: 'post', path: '/v1/checkout/sessions/{token}/relay', tags: ['Checkout'],

@@ -35,8 +35,11 @@ export function verifyWalletSignature(chain: () => PublicClient, wallet: Address
   return verifyHashSignature(chain, wallet, hashMessage(message), signature);
 }
 
-/** The same three cases for any 32-byte digest (an EIP-712 hash: the gasless relay's ReceiveWithAuthorization). */
-export async function verifyHashSignature(chain: () => PublicClient, wallet: Address, hash: Hex, signature: Hex): Promise<boolean> {
+/**
+ * The same three cases for any 32-byte digest (an EIP-712 hash: the gasless relay's ReceiveWithAuthorization).
+ * `gas`: the most the validator's eth_call may burn (the relay's ceiling); a wallet that needs more is not valid.
+ */
+export async function verifyHashSignature(chain: () => PublicClient, wallet: Address, hash: Hex, signature: Hex, gas?: bigint): Promise<boolean> {
   if (signature.length === 132) {
     try {
       if (isAddressEqual(await recoverAddress({ hash, signature }), wallet)) return true;
@@ -48,6 +51,7 @@ export async function verifyHashSignature(chain: () => PublicClient, wallet: Add
   let data: Hex | undefined;
   try {
     ({ data } = await client.call({
+      gas,
       data: encodeDeployData({
         abi: erc6492SignatureValidatorAbi,
         bytecode: erc6492SignatureValidatorByteCode,
@@ -56,6 +60,8 @@ export async function verifyHashSignature(chain: () => PublicClient, wallet: Add
     }));
   } catch (err) {
     if (isRevert(err)) return false;
+    // Out of the gas it was given: a wallet that needs more than the cap does not sign within it.
+    if (gas !== undefined && err instanceof BaseError && /out of gas|outofgas/i.test(`${err.details ?? ''} ${err.shortMessage}`)) return false;
     // The cause is not echoed: this endpoint is public and RPC errors carry provider details.
     throw new AppError('service_unavailable', 'The chain could not be reached to verify the signature; nothing was changed, try again.');
   }

@@ -5,7 +5,7 @@ import { operatorTxsRepo, type OperatorTxsTable } from './repo.js';
 import type { KeyRole, OperatorTxIntent } from './types.js';
 
 /** The outbox row of an intent: queued, with a fresh id (enqueueOperatorTx inserts it; the relay's accept too). */
-export type IntentRow = Insertable<OperatorTxsTable> & { id: string; state: 'queued'; key_role: KeyRole; gas_limit: bigint | null };
+export type IntentRow = Insertable<OperatorTxsTable> & { id: string; state: 'queued'; key_role: KeyRole; gas_limit: bigint | null; max_fee_cap: string | null };
 
 export function intentRow(intent: OperatorTxIntent): IntentRow {
   return {
@@ -18,6 +18,7 @@ export function intentRow(intent: OperatorTxIntent): IntentRow {
     state: 'queued',
     key_role: intent.key ?? 'operator',
     gas_limit: intent.gasLimit ?? null,
+    max_fee_cap: intent.maxFeeCap?.toString() ?? null,
   };
 }
 

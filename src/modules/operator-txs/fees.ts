@@ -11,6 +11,9 @@ const bounded = (f: Fees, cap: bigint): Fees => {
   return { maxFeePerGas, maxPriorityFeePerGas };
 };
 
+/** `fees` under an intent's own cap (wei per gas, numeric text; null: none). */
+export const capFees = (fees: Fees, cap: string | null): Fees => (cap === null ? fees : bounded(fees, BigInt(cap)));
+
 /** EIP-1559 fees as the node suggests them, never above `cap`. */
 export async function currentFees(client: PublicClient, cap: bigint): Promise<Fees> {
   const f = await client.estimateFeesPerGas({ type: 'eip1559', chain: null });

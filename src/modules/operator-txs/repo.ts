@@ -28,6 +28,8 @@ export interface OperatorTxsTable {
   gas_limit: Int8;
   max_fee_per_gas: Wei;
   max_priority_fee_per_gas: Wei;
+  /** The most this intent may bid per gas (its owner's reservation, migration 022); null: the sender's cap only. */
+  max_fee_cap: Wei;
   signed_at: Ts;
   sent_at: Ts;
   broadcasts: ColumnType<number, number | undefined, number>;
@@ -116,10 +118,9 @@ export const operatorTxsRepo = {
     x(db).selectFrom('operator_txs').selectAll().where('chain_id', '=', chainId).where('sender', '=', sender)
       .where('state', 'in', IN_FLIGHT).orderBy('nonce').execute(),
 
-  /** Queued intents in order; `presimulated`: enqueued with its owner's gas limit less than `freshMs` ago (database clock). */
-  queued: (db: Executor, chainId: number, keyRole: KeyRole, limit: number, freshMs: number) =>
+  /** Queued intents in order. */
+  queued: (db: Executor, chainId: number, keyRole: KeyRole, limit: number) =>
     x(db).selectFrom('operator_txs').selectAll()
-      .select(sql<boolean>`gas_limit is not null and created_at > now() - ${`${freshMs} milliseconds`}::interval`.as('presimulated'))
       .where('chain_id', '=', chainId).where('key_role', '=', keyRole).where('state', '=', 'queued')
       .orderBy('seq').limit(limit).execute(),
 
@@ -189,9 +190,12 @@ export const operatorTxsRepo = {
     x(db).updateTable('operator_txs').set({ state: 'sent', outcome: null, block_number: null, block_hash: null, gas_used: null, effective_gas_price: null, error: null, mined_at: null, updated_at: new Date() })
       .where('id', '=', id).where('state', '=', 'mined').execute(),
 
-  /** Its nonce was consumed by a transaction that is none of ours: the intent was not executed; queue it again (simulated again). */
+  /**
+   * Its nonce was consumed by a transaction that is none of ours: the intent was not executed; queue it again
+   * (simulated again; its gas limit stays the most it may be signed with).
+   */
   requeue: (db: Executor, id: string, error: string) =>
-    x(db).updateTable('operator_txs').set({ state: 'queued', nonce: null, tx_hash: null, raw_tx: null, gas_limit: null, sent_at: null, signed_at: null, error, updated_at: new Date() })
+    x(db).updateTable('operator_txs').set({ state: 'queued', nonce: null, tx_hash: null, raw_tx: null, sent_at: null, signed_at: null, error, updated_at: new Date() })
       .where('id', '=', id).where('state', 'in', ['signed', 'sent']).execute(),
 
   finish: (tx: Executor, id: string, from: OperatorTxState, set: { state: 'done' | 'rejected'; outcome?: OperatorTxOutcomeKind; error?: string | null }) =>

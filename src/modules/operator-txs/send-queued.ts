@@ -4,9 +4,9 @@ import { broadcast } from './broadcast.js';
 import type { SenderContext } from './context.js';
 import { deliverOutcome } from './deliver.js';
 import { afterRecord } from './fault.js';
-import { currentFees, type Fees } from './fees.js';
+import { capFees, currentFees, type Fees } from './fees.js';
 import { operatorTxsRepo, type OperatorTxRow } from './repo.js';
-import { signOperatorTx } from './sign.js';
+import { gasCeilingOf, signOperatorTx } from './sign.js';
 import { simulate, type Simulation } from './simulate.js';
 
 /** Simulations run this many at a time (RPC reads only; signing and recording stay in order). */
@@ -15,13 +15,13 @@ const SIMULATE_AT_ONCE = 8;
 const RECORD_AT_ONCE = 64;
 
 type Pass = { nonce: bigint; fees: Fees };
-type Queued = OperatorTxRow & { presimulated: boolean };
 
 /**
  * Queued intents in order, as many as the in-flight bound allows: simulate (a revert → rejected, nothing
- * sent; skipped for an intent its owner simulated moments ago, whose gas limit it recorded), take the nonce,
- * sign locally, RECORD (committed), then broadcast. Stops at the first intent that could not be simulated for
- * a reason other than a revert, so intents keep their order. Returns how many moved.
+ * sent; the relayer's against the PENDING block, so a transfer the payer has just sent is seen, and with at
+ * most RELAYER_GAS_LIMIT), check the gas against the intent's own limit (more → rejected, `gas_limit_exceeded`),
+ * take the nonce, sign locally, RECORD (committed), then broadcast. Stops at the first intent that could not be
+ * simulated for a reason other than a revert, so intents keep their order. Returns how many moved.
  * Within a pass the fees are read once and the nonce is taken once and then counted up by what is recorded
  * (the lease is held throughout: recordSigned refuses otherwise). Chunks of up to 64: simulated 8 at a time,
  * the sendable ones recorded in one transaction, then broadcast concurrently.
@@ -30,7 +30,7 @@ export async function sendQueued(ctx: SenderContext, chainId: number): Promise<n
   const unmined = (await operatorTxsRepo.inFlight(ctx.db, chainId, ctx.account.address)).filter((t) => t.state !== 'mined').length;
   const room = (ctx.keyRole === 'relayer' ? ctx.options.relayerMaxInFlight : ctx.options.maxInFlight) - unmined;
   if (room <= 0) return 0;
-  const intents = await operatorTxsRepo.queued(ctx.db, chainId, ctx.keyRole, room, ctx.options.presimulatedFreshMs);
+  const intents = await operatorTxsRepo.queued(ctx.db, chainId, ctx.keyRole, room);
   const client = ctx.chains.get(chainId).publicClient;
   let pass: Pass | undefined;
   let moved = 0;
@@ -45,8 +45,9 @@ export async function sendQueued(ctx: SenderContext, chainId: number): Promise<n
         stalled = { intent, err: sim.reason };
         break;
       }
-      if (sim.value.ok) batch.push({ intent, gasLimit: sim.value.gasLimit });
-      else await deliverOutcome(ctx, intent, 'queued', 'rejected', sim.value.error).then(() => moved++, (err) => (stalled = { intent, err }));
+      const refusal = !sim.value.ok ? sim.value.error : sim.value.gasLimit > maxGasOf(ctx, intent) ? 'gas_limit_exceeded' : null;
+      if (sim.value.ok && refusal === null) batch.push({ intent, gasLimit: sim.value.gasLimit });
+      else await deliverOutcome(ctx, intent, 'queued', 'rejected', refusal).then(() => moved++, (err) => (stalled = { intent, err }));
       if (stalled) break;
     }
     try {
@@ -66,15 +67,26 @@ export async function sendQueued(ctx: SenderContext, chainId: number): Promise<n
 }
 
 /**
- * The chunk's simulations, in order: an intent its owner simulated moments ago keeps the recorded gas limit
- * (no RPC); the others are simulated SIMULATE_AT_ONCE at a time.
+ * The most gas an intent may be signed with. The relayer's: the limit its owner recorded (the relay's submit
+ * simulation), at most RELAYER_GAS_LIMIT. The operator's calls are the service's own: the simulation's limit.
  */
-async function simulateChunk(ctx: SenderContext, chainId: number, chunk: Queued[]): Promise<PromiseSettledResult<Simulation>[]> {
+function maxGasOf(ctx: SenderContext, intent: OperatorTxRow): bigint {
+  const ceiling = gasCeilingOf(ctx);
+  if (ceiling === null) return 2n ** 64n;
+  return intent.gas_limit !== null && intent.gas_limit < ceiling ? intent.gas_limit : ceiling;
+}
+
+/**
+ * The chunk's simulations, in order, SIMULATE_AT_ONCE at a time, each just before its intent is signed and
+ * broadcast. The relayer's run on the pending block (the node's pool included) with at most RELAYER_GAS_LIMIT.
+ */
+async function simulateChunk(ctx: SenderContext, chainId: number, chunk: OperatorTxRow[]): Promise<PromiseSettledResult<Simulation>[]> {
   const client = ctx.chains.get(chainId).publicClient;
+  const ceiling = gasCeilingOf(ctx);
+  const opts = ceiling === null ? {} : { blockTag: 'pending' as const, gas: ceiling };
   const out: PromiseSettledResult<Simulation>[] = [];
   for (let i = 0; i < chunk.length; i += SIMULATE_AT_ONCE) {
-    out.push(...(await Promise.allSettled(chunk.slice(i, i + SIMULATE_AT_ONCE).map(async (t): Promise<Simulation> =>
-      t.presimulated && t.gas_limit !== null ? { ok: true, gasLimit: t.gas_limit } : simulate(client, ctx.account, t.to_address as Hex, t.calldata as Hex)))));
+    out.push(...(await Promise.allSettled(chunk.slice(i, i + SIMULATE_AT_ONCE).map((t) => simulate(client, ctx.account, t.to_address as Hex, t.calldata as Hex, opts)))));
   }
   return out;
 }
@@ -97,8 +109,9 @@ async function sendBatch(ctx: SenderContext, chainId: number, batch: { intent: O
   const signed: { id: string; record: { nonce: bigint; hash: Hex; raw: Hex; gasLimit: bigint; maxFee: bigint; maxPriority: bigint } }[] = [];
   for (const [k, { intent, gasLimit }] of batch.entries()) {
     const nonce = pass.nonce + BigInt(k);
-    const s = await signOperatorTx(ctx.account, { chainId, to: intent.to_address as Hex, data: intent.calldata as Hex, nonce, gas: gasLimit, fees });
-    signed.push({ id: intent.id, record: { nonce, hash: s.hash, raw: s.raw, gasLimit, maxFee: fees.maxFeePerGas, maxPriority: fees.maxPriorityFeePerGas } });
+    const f = capFees(fees, intent.max_fee_cap);
+    const s = await signOperatorTx(ctx.account, { chainId, to: intent.to_address as Hex, data: intent.calldata as Hex, nonce, gas: gasLimit, fees: f }, gasCeilingOf(ctx));
+    signed.push({ id: intent.id, record: { nonce, hash: s.hash, raw: s.raw, gasLimit, maxFee: f.maxFeePerGas, maxPriority: f.maxPriorityFeePerGas } });
   }
   const rows = await ctx.db.transaction().execute((tx) =>
     operatorTxsRepo.recordSignedMany(tx, ctx.account.address, ctx.holder, chainId, signed.map((s) => ({ id: s.id, s: s.record }))));

@@ -19,7 +19,7 @@ export type OperatorTxsDeps = { db: Db; config: Config; chains: ChainsService; l
 export function createOperatorTxs(deps: OperatorTxsDeps) {
   const { db, config, chains } = deps;
   const handlers = new Map<OperatorTxPurpose, OutcomeHandler>();
-  const options: SenderOptions = { ...DEFAULT_SENDER_OPTIONS, leaseMs: config.operatorLeaseSeconds * 1000, ...deps.options };
+  const options: SenderOptions = { ...DEFAULT_SENDER_OPTIONS, leaseMs: config.operatorLeaseSeconds * 1000, relayerGasLimit: config.relayerGasLimit, ...deps.options };
   const holder = `${hostname()}:${process.pid}:${randomBase62(6)}`;
   const senders = { db, chains, logger: deps.logger, holder, options, handlers, fault: config.operatorTxFault };
   const runOnce = (chainId: number, only?: KeyRole) => runSenders(senders, chainId, only);

@@ -11,10 +11,12 @@ export type KeyRole = 'operator' | 'relayer';
 export type OperatorTxIntent = {
   chainId: number; purpose: OperatorTxPurpose; refId: string; to: Hex; calldata: Hex; key?: KeyRole;
   /**
-   * The gas limit from the owner's own simulation just before it enqueued (the relay's submit): while the
-   * intent is younger than `presimulatedFreshMs` the sender signs with it instead of simulating again.
+   * The most gas the sender may sign this intent with (the relay's: its submit simulation's limit, at most
+   * RELAYER_GAS_LIMIT). The sender simulates again before signing; an intent that then needs more is rejected.
    */
   gasLimit?: bigint;
+  /** The most the sender may bid per gas for it (the relay's reservation of the relayer's day); else the sender's cap. */
+  maxFeeCap?: bigint;
 };
 
 /**
@@ -54,11 +56,10 @@ export type SenderOptions = {
    */
   relayerMaxInFlight: number;
   /**
-   * An intent enqueued with its owner's gas limit is sent without a second simulation while it is younger
-   * than this (database clock); an older one (a backlog, a sender that was down) is simulated again. A revert
-   * the simulation would have caught is then caught at the receipt and delivered as `reverted`.
+   * RELAYER_GAS_LIMIT: the relayer's key never signs a transaction with more gas, and its simulations run with
+   * at most this much (an intent needing more is rejected, `gas_limit_exceeded`, nothing sent).
    */
-  presimulatedFreshMs: number;
+  relayerGasLimit: bigint;
 };
 
 export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
@@ -68,5 +69,5 @@ export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   maxFeePerGas: 500n * 10n ** 9n,
   maxInFlight: 16,
   relayerMaxInFlight: 256,
-  presimulatedFreshMs: 30_000,
+  relayerGasLimit: 700_000n,
 };

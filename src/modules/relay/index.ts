@@ -23,7 +23,7 @@ export function createRelay(deps: RelayDeps) {
       return serializeRelay(r);
     },
     usage: (platformId: string) => gaslessUsage(deps, platformId),
-    onOutcome: relayOutcomeHandler(deps.logger),
+    onOutcome: relayOutcomeHandler(deps),
   };
 }
 

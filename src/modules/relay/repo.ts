@@ -3,7 +3,7 @@ import type { Db, Executor } from '../../db/client.js';
 import type { DB } from '../../db/schema.js';
 import type { IntentRow } from '../operator-txs/enqueue.js';
 
-/** Tables of migrations/015_relays.sql (only this module writes them). */
+/** Tables of migrations/015_relays.sql and 022_relay_abuse.sql (only this module writes them). */
 type Text = ColumnType<string | null, string | null | undefined, string | null>;
 export type RelayState = 'pending' | 'succeeded' | 'failed';
 export interface RelaysTable {
@@ -24,17 +24,41 @@ export interface RelaysTable {
   tx_hash: Text;
   gas_used: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
   gas_cost_wei: Text;
+  reserved_wei: ColumnType<string, string | undefined, string>;
   day: ColumnType<string, string, never>;
   created_at: ColumnType<Date, Date | undefined, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
+type Count = ColumnType<number, number | undefined, number>;
 interface UsageTable {
   platform_id: string;
   day: string;
-  relays: ColumnType<number, number | undefined, number>;
+  relays: Count;
+  reverted: Count;
+  refused: Count;
   gas_cost_wei: ColumnType<string, string | undefined, string>;
 }
-type Ext = { relays: RelaysTable; relay_daily_usage: UsageTable; operator_txs: { id: string; tx_hash: string | null } };
+interface PayersTable {
+  payer: string;
+  reverted: Count;
+  refused: Count;
+  banned_until: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  ban_reason: Text;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+interface OrderBansTable { order_id: string; payer: string; reason: string; created_at: ColumnType<Date, Date | undefined, never> }
+interface BudgetDaysTable {
+  chain_id: number;
+  day: string;
+  reserved_wei: ColumnType<string, string | undefined, string>;
+  spent_wei: ColumnType<string, string | undefined, string>;
+  refused_wei: Text;
+  alerted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+type Ext = {
+  relays: RelaysTable; relay_daily_usage: UsageTable; relay_payers: PayersTable; relay_order_bans: OrderBansTable;
+  relayer_budget_days: BudgetDaysTable; operator_txs: { id: string; tx_hash: string | null };
+};
 const x = (db: Executor) => (db as Db).withTables<Ext>() as unknown as Kysely<DB & Ext>;
 
 export type RelayRow = Selectable<RelaysTable>;
@@ -52,49 +76,63 @@ const view = (db: Executor) =>
 
 export const relayRepo = {
   /**
-   * The order as the relay checks it (any platform's: the public path has only the session token), and whether
-   * it has a relay in flight: one round trip. The in-flight flag is advisory (it spares a doomed simulation);
-   * relays_in_flight_idx decides at `accept`.
+   * The order as the relay checks it (any platform's: the public path has only the session token) and what is
+   * known of this payer, in one round trip: a relay in flight for the order or from the payer (advisory: it
+   * spares a doomed simulation; the unique indexes decide at `accept`), the payer's ban, and its ban on this order.
    */
-  findOrder: (db: Executor, id: string) =>
+  findOrder: (db: Executor, id: string, payer: string) =>
     x(db).selectFrom('orders').selectAll('orders')
       .select((eb) => eb.exists(eb.selectFrom('relays').select(sql`1`.as('one')).whereRef('relays.order_id', '=', 'orders.id').where('relays.state', '=', 'pending')).as('relay_in_flight'))
+      .select((eb) => eb.exists(eb.selectFrom('relays').select(sql`1`.as('one')).where('relays.payer', '=', payer).where('relays.state', '=', 'pending')).as('payer_in_flight'))
+      .select((eb) => eb.selectFrom('relay_payers').select('banned_until').where('relay_payers.payer', '=', payer).as('banned_until'))
+      .select((eb) => eb.selectFrom('relay_payers').select('ban_reason').where('relay_payers.payer', '=', payer).as('ban_reason'))
+      .select((eb) => eb.selectFrom('relay_order_bans').select('reason').whereRef('relay_order_bans.order_id', '=', 'orders.id').where('relay_order_bans.payer', '=', payer).as('order_ban'))
       .where('orders.id', '=', id).executeTakeFirst(),
 
   /**
-   * Accepts a relay in ONE statement: a slot of the platform's day while it stays within `cap`, the relayer's
-   * outbox intent (the row operator-txs builds, `intentRow`) and the relay row. Nothing is written when the day
-   * is full (undefined), or when the order already has a relay in flight (relays_in_flight_idx fails the
-   * statement). As one statement it holds the usage row's lock only while it runs, where a transaction of four
-   * statements made every concurrent relay of the platform queue behind the others' round trips.
+   * Accepts a relay in ONE statement: the reservation of the relayer's day while it stays within `budget`, then
+   * a slot of the platform's day while it stays within `cap`, the relayer's outbox intent (operator-txs'
+   * `intentRow`) and the relay row, each inserted only from the row before it. Returns which stages took and
+   * the relay when all did. A stage refused leaves the stages before it written: the caller runs this in a
+   * transaction and rolls it back. A second relay in flight for the order or from the payer fails the statement
+   * (relays_in_flight_idx, relays_payer_in_flight_idx).
    */
-  async accept(db: Executor, a: { cap: number; intent: IntentRow; relay: Omit<Insertable<RelaysTable>, 'operator_tx_id'> & { day: string } }): Promise<RelayRow | undefined> {
-    if (a.cap <= 0) return undefined;
+  async accept(db: Executor, a: { cap: number; budget: bigint; intent: IntentRow; relay: Omit<Insertable<RelaysTable>, 'operator_tx_id'> & { day: string; reserved_wei: string } }) {
     const i = a.intent;
     const r = a.relay;
-    const res = await sql<RelayRow>`
-      with slot as (
-        insert into relay_daily_usage (platform_id, day, relays) values (${r.platform_id}, ${r.day}::date, 1)
+    const res = await sql<RelayRow & { budget_ok: boolean; slot_ok: boolean }>`
+      with budget as (
+        insert into relayer_budget_days (chain_id, day, reserved_wei)
+        select ${r.chain_id}::int, ${r.day}::date, ${r.reserved_wei}::numeric where ${r.reserved_wei}::numeric <= ${a.budget.toString()}::numeric
+        on conflict (chain_id, day) do update set reserved_wei = relayer_budget_days.reserved_wei + excluded.reserved_wei
+          where relayer_budget_days.reserved_wei + relayer_budget_days.spent_wei + excluded.reserved_wei <= ${a.budget.toString()}::numeric
+        returning 1
+      ), slot as (
+        insert into relay_daily_usage (platform_id, day, relays) select ${r.platform_id}, ${r.day}::date, 1 from budget where ${a.cap}::int > 0
         on conflict (platform_id, day) do update set relays = relay_daily_usage.relays + 1
           where relay_daily_usage.relays < ${a.cap}
         returning 1
       ), intent as (
-        insert into operator_txs (id, chain_id, purpose, ref_id, to_address, calldata, state, key_role, gas_limit)
-        select ${i.id}, ${i.chain_id}::int, ${i.purpose}, ${i.ref_id}, ${i.to_address}, ${i.calldata}, ${i.state}, ${i.key_role}, ${i.gas_limit?.toString() ?? null}::bigint
+        insert into operator_txs (id, chain_id, purpose, ref_id, to_address, calldata, state, key_role, gas_limit, max_fee_cap)
+        select ${i.id}, ${i.chain_id}::int, ${i.purpose}, ${i.ref_id}, ${i.to_address}, ${i.calldata}, ${i.state}, ${i.key_role}, ${i.gas_limit?.toString() ?? null}::bigint,
+          ${i.max_fee_cap?.toString() ?? null}::numeric
         from slot
         returning id
+      ), rel as (
+        insert into relays (id, order_id, platform_id, chain_id, via, payer, valid_after, valid_before, nonce, authorization_sig, state, operator_tx_id, day, reserved_wei)
+        select ${r.id}, ${r.order_id}, ${r.platform_id}, ${r.chain_id}::int, ${r.via}, ${r.payer}, ${r.valid_after}::numeric, ${r.valid_before}::numeric,
+          ${r.nonce}, ${r.authorization_sig}, ${r.state}, intent.id, ${r.day}::date, ${r.reserved_wei}::numeric
+        from intent
+        returning *
       )
-      insert into relays (id, order_id, platform_id, chain_id, via, payer, valid_after, valid_before, nonce, authorization_sig, state, operator_tx_id, day)
-      select ${r.id}, ${r.order_id}, ${r.platform_id}, ${r.chain_id}::int, ${r.via}, ${r.payer}, ${r.valid_after}::numeric, ${r.valid_before}::numeric,
-        ${r.nonce}, ${r.authorization_sig}, ${r.state}, intent.id, ${r.day}::date
-      from intent
-      returning *`.execute(db);
-    return res.rows[0];
+      select exists (select 1 from budget) as budget_ok, exists (select 1 from slot) as slot_ok, rel.* from (select 1) as one left join rel on true`.execute(db);
+    const { budget_ok, slot_ok, ...row } = res.rows[0]!;
+    return { budgetOk: budget_ok, slotOk: slot_ok, row: row.id ? (row as RelayRow) : undefined };
   },
 
   /** `day` as YYYY-MM-DD text (drivers differ on how they hand a date back). */
   findByOperatorTx: (tx: Executor, operatorTxId: string) =>
-    x(tx).selectFrom('relays').select(['id', 'order_id', 'platform_id', 'state', sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day_text')])
+    x(tx).selectFrom('relays').select(['id', 'order_id', 'platform_id', 'chain_id', 'payer', 'state', sql<string>`reserved_wei::text`.as('reserved'), sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day_text')])
       .where('operator_tx_id', '=', operatorTxId).executeTakeFirst(),
 
   latestForOrder: (db: Executor, orderId: string): Promise<RelayView | undefined> =>
@@ -104,13 +142,60 @@ export const relayRepo = {
     x(tx).updateTable('relays').set({ ...set, state: RELAY_TRANSITIONS[t].to, updated_at: new Date() })
       .where('id', '=', id).where('state', 'in', [...RELAY_TRANSITIONS[t].from]).returningAll().executeTakeFirst(),
 
-  usedOn: async (db: Executor, platformId: string, day: string) =>
-    (await x(db).selectFrom('relay_daily_usage').select('relays').where('platform_id', '=', platformId).where('day', '=', sql<string>`${day}::date`).executeTakeFirst())?.relays ?? 0,
+  /** What the session read checks of a platform's day, the relayer's day and (when the order is locked to one) the payer. */
+  dayState: async (db: Executor, q: { platformId: string; chainId: number; day: string; payer: string | null }) => {
+    const r = await sql<{ relays: number | null; reserved: string | null; spent: string | null; refused: string | null; banned_until: bigint | null }>`
+      select (select relays from relay_daily_usage where platform_id = ${q.platformId} and day = ${q.day}::date) as relays,
+        b.reserved_wei::text as reserved, b.spent_wei::text as spent, b.refused_wei::text as refused,
+        (select banned_until from relay_payers where payer = ${q.payer}) as banned_until
+      from (select 1) as one left join relayer_budget_days b on b.chain_id = ${q.chainId} and b.day = ${q.day}::date`.execute(db);
+    const row = r.rows[0]!;
+    return { used: row.relays ?? 0, reserved: BigInt(row.reserved ?? '0'), spent: BigInt(row.spent ?? '0'), refused: row.refused === null ? null : BigInt(row.refused), bannedUntil: row.banned_until };
+  },
+
+  /** The relayer's day on a chain (zeros when nothing was reserved yet). */
+  budgetDay: async (db: Executor, chainId: number, day: string) => {
+    const b = await x(db).selectFrom('relayer_budget_days').select([sql<string>`reserved_wei::text`.as('reserved'), sql<string>`spent_wei::text`.as('spent'), sql<string | null>`refused_wei::text`.as('refused')])
+      .where('chain_id', '=', chainId).where('day', '=', sql<string>`${day}::date`).executeTakeFirst();
+    return { reserved: BigInt(b?.reserved ?? '0'), spent: BigInt(b?.spent ?? '0'), refused: b?.refused ? BigInt(b.refused) : null };
+  },
+
+  /** A reservation the day could not take: noted (the session read compares its headroom to it); true the first time that day (alert once). */
+  budgetRefused: async (db: Executor, chainId: number, day: string, wei: bigint): Promise<boolean> => {
+    const r = await sql<{ first: boolean }>`
+      insert into relayer_budget_days (chain_id, day, refused_wei, alerted_at) values (${chainId}, ${day}::date, ${wei.toString()}::numeric, now())
+      on conflict (chain_id, day) do update set refused_wei = excluded.refused_wei, alerted_at = coalesce(relayer_budget_days.alerted_at, now())
+      returning (alerted_at = now()) as first`.execute(db);
+    return r.rows[0]?.first ?? false;
+  },
+
+  /** On a relay's outcome: its reservation leaves the relayer's day, what it really cost joins it. */
+  settleBudget: (tx: Executor, chainId: number, day: string, reserved: bigint, cost: bigint) =>
+    sql`update relayer_budget_days set reserved_wei = greatest(reserved_wei - ${reserved.toString()}::numeric, 0), spent_wei = spent_wei + ${cost.toString()}::numeric
+      where chain_id = ${chainId} and day = ${day}::date`.execute(tx),
+
+  /** A relay that did not pay: its slot of the platform's cap is given back and it is counted as reverted. */
+  releaseSlot: (tx: Executor, platformId: string, day: string) =>
+    sql`update relay_daily_usage set relays = greatest(relays - 1, 0), reverted = reverted + 1 where platform_id = ${platformId} and day = ${day}::date`.execute(tx),
 
   addGas: (tx: Executor, platformId: string, day: string, wei: bigint) =>
     sql`update relay_daily_usage set gas_cost_wei = gas_cost_wei + ${wei.toString()}::numeric where platform_id = ${platformId} and day = ${day}::date`.execute(tx),
 
+  /** The payer caused a relay to fail: counted, banned until `until` (chain clock, never shortened) and from this order for good. */
+  banPayer: async (tx: Executor, b: { payer: string; orderId: string; until: bigint; reason: string }) => {
+    await sql`insert into relay_payers (payer, reverted, banned_until, ban_reason) values (${b.payer}, 1, ${b.until.toString()}::bigint, ${b.reason})
+      on conflict (payer) do update set reverted = relay_payers.reverted + 1, banned_until = greatest(relay_payers.banned_until, excluded.banned_until),
+        ban_reason = excluded.ban_reason, updated_at = now()`.execute(tx);
+    await sql`insert into relay_order_bans (order_id, payer, reason) values (${b.orderId}, ${b.payer}, ${b.reason}) on conflict do nothing`.execute(tx);
+  },
+
+  /** A request refused because the payer is banned: counted for the payer and the platform's day, one statement. */
+  countRefused: (db: Executor, payer: string, platformId: string, day: string) =>
+    sql`with p as (update relay_payers set refused = refused + 1, updated_at = now() where payer = ${payer} returning 1)
+      insert into relay_daily_usage (platform_id, day, refused) values (${platformId}, ${day}::date, 1)
+      on conflict (platform_id, day) do update set refused = relay_daily_usage.refused + 1`.execute(db),
+
   usageSince: (db: Executor, platformId: string, since: string) =>
-    x(db).selectFrom('relay_daily_usage').select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), 'relays', sql<string>`gas_cost_wei::text`.as('gas_cost_wei')])
+    x(db).selectFrom('relay_daily_usage').select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), 'relays', 'reverted', 'refused', sql<string>`gas_cost_wei::text`.as('gas_cost_wei')])
       .where('platform_id', '=', platformId).where('day', '>=', sql<string>`${since}::date`).orderBy('day', 'desc').execute(),
 };

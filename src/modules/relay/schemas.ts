@@ -13,8 +13,8 @@ export const SIGNATURE_MAX_BYTES = 4096;
 export const RelayRequest = z
   .object({
     from: AddressSchema.openapi({ description: 'The USDC holder who signed ReceiveWithAuthorization (becomes the order\'s payer)' }),
-    valid_after: Uint256String.openapi({ description: 'As signed (unix seconds, decimal string); "0" from the typed data', example: '0' }),
-    valid_before: Uint256String.openapi({ description: 'As signed (unix seconds); at most the order deadline + 1', example: '1767225601' }),
+    valid_after: Uint256String.openapi({ description: 'Exactly "0", as in the typed data offered', example: '0' }),
+    valid_before: Uint256String.openapi({ description: 'Exactly the typed data\'s validBefore: the order deadline + 1 (unix seconds)', example: '1767225601' }),
     nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x-prefixed 32-byte hex').openapi({ description: 'hashPayOrder(order): typed_data.message.nonce' }),
     signature: z
       .string()
@@ -68,7 +68,10 @@ export const GaslessTypedData = z
 export const Gasless = z
   .object({
     enabled: z.boolean(),
-    reason: z.string().nullable().openapi({ description: 'Why not, when not enabled: disabled, relayer_unavailable, daily_cap_reached, order_not_payable, token_unsupported' }),
+    reason: z.string().nullable().openapi({
+      description: 'Why not, when not enabled: disabled, relayer_unavailable, order_not_payable, amount_below_minimum (GASLESS_MIN_AMOUNT), '
+        + 'payer_refused (the order\'s locked payer is banned after a relay it caused to fail), daily_cap_reached, budget_exhausted (the relayer\'s day), token_unsupported',
+    }),
     typed_data: z.union([GaslessTypedData, z.null()]),
     relay: z.union([Relay, z.null()]), // the latest relay of this order, if any
   })
@@ -78,8 +81,16 @@ export const GaslessUsage = z
   .object({
     object: z.literal('gasless_usage'),
     enabled: z.boolean(),
-    daily_cap: z.number().int().openapi({ description: 'Relays accepted per platform per UTC day (chain clock)' }),
-    days: z.array(z.object({ day: z.string().openapi({ example: '2026-11-24' }), relays: z.number().int(), gas_cost_wei: z.string() })),
+    daily_cap: z.number().int().openapi({ description: 'Relays per platform per UTC day (chain clock): succeeded or in flight; a failed relay gives its slot back' }),
+    min_amount: z.string().openapi({ description: 'The smallest order offered gasless (USDC, GASLESS_MIN_AMOUNT)', example: '0.50' }),
+    relayer_gas_limit: z.string().openapi({ description: 'The most gas one relay may use (RELAYER_GAS_LIMIT)', example: '700000' }),
+    days: z.array(z.object({
+      day: z.string().openapi({ example: '2026-11-24' }),
+      relays: z.number().int().openapi({ description: 'Relays holding a slot of the cap: succeeded or in flight' }),
+      reverted: z.number().int().openapi({ description: 'Relays that failed: reverted on chain, or refused by the sender\'s simulation just before broadcast' }),
+      refused: z.number().int().openapi({ description: 'Relay requests refused (gasless_refused) because the payer is banned' }),
+      gas_cost_wei: z.string().openapi({ description: 'What the relayer paid for this platform\'s relays, reverted ones included (wei)' }),
+    })),
   })
   .openapi('GaslessUsage');
 

@@ -25,6 +25,7 @@ export type CreatedSession = Api.CheckoutSession;
 export type Relay = Api.Relay;
 export type GaslessTypedData = Api.GaslessTypedData;
 export type Gasless = Api.Gasless;
+export type GaslessUsage = Api.GaslessUsage;
 export type WebhookEndpoint = Api.WebhookEndpoint;
 export type Delivery = Api.WebhookDelivery;
 export type WebhookEvent = Api.Event;

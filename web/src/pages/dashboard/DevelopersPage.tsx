@@ -5,6 +5,7 @@ import { api } from '../../lib/api';
 import { formatDate } from '../../lib/format';
 import { useTitle } from '../../lib/router';
 import type { ApiKey } from '../../lib/types';
+import { GaslessCard } from './GaslessCard';
 import { KeyAuditLog } from './KeyAuditLog';
 import { Pager, usePaged } from './paging';
 
@@ -86,6 +87,7 @@ export function DevelopersPage() {
   -d '{"merchant_id":"shop_42","order_no":"A-1001","chain_id":84532,"token":"USDC","amount":"12.50"}'`}</pre>
         {publishable && <p className="muted">Your publishable key <Mono>{publishable.hint}</Mono> is safe to embed in front-ends.</p>}
       </Card>
+      <GaslessCard />
       {rolled && (
         <Modal title="New secret key" onClose={() => setRolled(null)} footer={<Button variant="primary" onClick={() => setRolled(null)}>I have stored it</Button>}>
           <SecretReveal label="Secret key" value={rolled.key ?? ''} warning="Shown only now: store it in your server's secrets. Your other keys keep working until you revoke them." />
