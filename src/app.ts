@@ -30,7 +30,7 @@ import { refundRoutes } from './api/routes/refunds.js';
 import { settlementRoutes } from './api/routes/settlements.js';
 import { balanceRoutes } from './api/routes/balance.js';
 import { exportRoutes } from './api/routes/exports.js';
-import { mountDocs } from './api/routes/docs.js';
+import { mountDocs, mountOpenApiDocument } from './api/routes/docs.js';
 import { mountWeb } from './api/routes/web.js';
 import { CLIENT_ADDRESS_HEADER } from './modules/accounts/auth.js';
 import type { Services } from './services.js';
@@ -99,6 +99,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.use('/v1/checkout/sessions/:token/relay', byAddress(['POST']));
   app.use('/v1/merchants/invitations/:token', byAddress(['GET']));
   app.use('/v1/merchants/invitations/:token/complete', byAddress(['POST']));
+  app.use('/openapi.json', byAddress(['GET']));
   const authPolicy = { name: 'auth', perSecond: rates.authPerMinute / 60, burst: rates.authPerMinute };
   for (const path of ['/api/auth/sign-up/*', '/api/auth/sign-in/*']) app.use(path, limitByAddress(limiter, authPolicy, config.trustProxyHops, ['POST']));
   const limit = limitBody(MAX_BODY_BYTES);
@@ -158,7 +159,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.openAPIRegistry.registerComponent('securitySchemes', 'admin', {
     type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operators only)',
   });
-  app.doc31('/openapi.json', {
+  mountOpenApiDocument(app, {
     openapi: '3.1.0',
     info: { title: 'Trisettle API', version: '1.0.0', description: 'Multi-party USDC settlement: platforms, sub-merchants, orders, hosted checkout, refunds, webhooks.' },
     servers: [{ url: config.publicBaseUrl }],

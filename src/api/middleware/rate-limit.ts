@@ -109,7 +109,9 @@ export function limitSecretKeys(limiter: RateLimiter, policyFor: (platformId: st
  */
 export function limitByAddress(limiter: RateLimiter, policy: RatePolicy, trustProxyHops: number, methods: readonly string[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (methods.includes(c.req.method)) {
+    // A HEAD runs the GET handler (Hono answers it with the GET's headers): it is counted as one.
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    if (methods.includes(method)) {
       const address = clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), trustProxyHops);
       if (address !== null) apply(c, policy, limiter.take(`ip:${policy.name}:${address}`, policy));
     }

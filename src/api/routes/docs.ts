@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { jsonBody, z } from '../openapi.js';
 import type { AppEnv } from '../context.js';
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS, WebhookEvent } from '../schemas/events.js';
@@ -74,6 +76,36 @@ function registerWebhooks(app: OpenAPIHono<AppEnv>) {
       },
     });
   }
+}
+
+type DocumentConfig = Parameters<OpenAPIHono<AppEnv>['getOpenAPI31Document']>[0];
+
+/** Whether If-None-Match names this ETag (a list, weak forms and `*` included). */
+function matches(ifNoneMatch: string | undefined, etag: string) {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
+
+/**
+ * GET /openapi.json. The document is built on the first request (every route is registered by then) and kept:
+ * building it walks every zod schema, ~60 ms of CPU, once per process instead of once per request. Served from
+ * memory with a strong ETag; a client that sends it back in If-None-Match gets 304 and no body.
+ */
+export function mountOpenApiDocument(app: OpenAPIHono<AppEnv>, config: DocumentConfig) {
+  let built: { body: string; etag: string } | null = null;
+  const serve = (c: Context<AppEnv>) => {
+    if (built === null) {
+      const body = JSON.stringify(app.getOpenAPI31Document(config));
+      built = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` };
+    }
+    const headers = { ETag: built.etag, 'Cache-Control': 'no-cache' };
+    if (matches(c.req.header('if-none-match'), built.etag)) return c.body(null, 304, headers);
+    return c.body(built.body, 200, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
+  };
+  app.get('/openapi.json', serve);
 }
 
 export function mountDocs(app: OpenAPIHono<AppEnv>) {
