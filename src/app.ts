@@ -86,7 +86,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   });
   app.use('*', requestId());
   app.use('*', metricsMiddleware());
-  app.use('*', secureHeaders({ crossOriginEmbedderPolicy: false, contentSecurityPolicy: undefined }));
+  // X-Frame-Options DENY with the pages' frame-ancestors 'none' (api/csp.ts): no page of this service is framed.
+  app.use('*', secureHeaders({ crossOriginEmbedderPolicy: false, contentSecurityPolicy: undefined, xFrameOptions: 'DENY' }));
   if (config.dashboardUrl !== config.publicBaseUrl) {
     app.use('/api/*', cors({ origin: config.dashboardUrl, credentials: true }));
     app.use('/v1/*', cors({ origin: config.dashboardUrl, credentials: true, allowHeaders: ['Content-Type', 'Authorization', 'Idempotency-Key'] }));
@@ -155,7 +156,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
     servers: [{ url: config.publicBaseUrl }],
   });
 
-  mountDocs(app);
+  mountDocs(app, config.publicBaseUrl);
   mountWeb(app, services);
   app.notFound(onNotFound);
   app.onError(onError);

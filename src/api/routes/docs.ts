@@ -6,13 +6,14 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { jsonBody, z } from '../openapi.js';
 import type { AppEnv } from '../context.js';
+import { contentSecurityPolicy } from '../csp.js';
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS, WebhookEvent } from '../schemas/events.js';
 import { EVENT_TYPES } from '../../modules/events/types.js';
 
 /**
  * The API reference: GET /docs renders /openapi.json with Swagger UI served from node_modules
- * (swagger-ui-dist), so the page works with no network beyond this server. No inline script: the
- * initializer is a file of its own, so a strict CSP can be added later without touching this.
+ * (swagger-ui-dist), so the page works with no network beyond this server. No inline script or style: the
+ * initializer and the page's CSS are files of their own, under a CSP that allows neither (api/csp.ts).
  */
 const UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const ASSETS = {
@@ -27,7 +28,7 @@ const PAGE = `<!doctype html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Trisettle API reference</title>
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
-  <style>body{margin:0} .swagger-ui .topbar{display:none} .intro{font:14px/1.5 system-ui,sans-serif;max-width:1460px;margin:16px auto 0;padding:0 20px;color:#3b4151}</style>
+  <link rel="stylesheet" href="/docs/assets/page.css">
 </head>
 <body>
   <p class="intro">Machine-readable document: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Webhook bodies are listed under <em>Webhooks</em> at the end.
@@ -37,6 +38,9 @@ const PAGE = `<!doctype html>
   <script src="/docs/assets/init.js"></script>
 </body>
 </html>
+`;
+
+const PAGE_CSS = `body{margin:0} .swagger-ui .topbar{display:none} .intro{font:14px/1.5 system-ui,sans-serif;max-width:1460px;margin:16px auto 0;padding:0 20px;color:#3b4151}
 `;
 
 const INIT = `window.ui = SwaggerUIBundle({
@@ -108,11 +112,14 @@ export function mountOpenApiDocument(app: OpenAPIHono<AppEnv>, config: DocumentC
   app.get('/openapi.json', serve);
 }
 
-export function mountDocs(app: OpenAPIHono<AppEnv>) {
+/** `publicBaseUrl`: the document's server, where "Try it out" sends requests. */
+export function mountDocs(app: OpenAPIHono<AppEnv>, publicBaseUrl: string) {
   registerWebhooks(app);
   const files = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { body: readFileSync(path.join(UI_DIR, name)), type }]));
   files.set('init.js', { body: Buffer.from(INIT), type: 'text/javascript; charset=utf-8' });
-  app.get('/docs', (c) => c.html(PAGE));
+  files.set('page.css', { body: Buffer.from(PAGE_CSS), type: 'text/css; charset=utf-8' });
+  const csp = contentSecurityPolicy({ connect: [new URL(publicBaseUrl).origin], inlineStyles: false });
+  app.get('/docs', (c) => c.html(PAGE, 200, { 'Content-Security-Policy': csp }));
   app.get('/docs/assets/:file', (c) => {
     const file = files.get(c.req.param('file'));
     if (!file) return c.notFound();
