@@ -1,21 +1,21 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { cloneRawRequest } from 'hono/request';
 import { secureHeaders } from 'hono/secure-headers';
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from './lib/errors.js';
 import type { AppEnv } from './api/context.js';
-import { clientAddress, peerAddress } from './api/client-address.js';
 import { resolvePrincipal } from './api/middleware/auth.js';
 import { onError, onNotFound } from './api/middleware/errors.js';
 import { idempotency } from './api/middleware/idempotency.js';
-import { createRateLimiter, rateLimitHeaders, limitByAddress, limitSecretKeys, platformPolicies } from './api/middleware/rate-limit.js';
+import { createRateLimiter, credentialGate, limitByAddress } from './api/middleware/rate-limit.js';
+import { limitPrincipals, platformPolicies } from './api/middleware/principal-limits.js';
 import { limitRelayRefusals } from './api/middleware/relay-refusals.js';
 import { requestId } from './api/middleware/request-id.js';
 import { storableText } from './api/middleware/storable-text.js';
 import { validationHook } from './api/openapi.js';
 import { adminRoutes } from './api/routes/admin.js';
+import { mountAuth } from './api/routes/auth.js';
 import { relayRoutes } from './api/routes/relay.js';
 import { checkoutRoutes } from './api/routes/checkout.js';
 import { invitationRoutes } from './api/routes/invitations.js';
@@ -31,9 +31,8 @@ import { refundRoutes } from './api/routes/refunds.js';
 import { settlementRoutes } from './api/routes/settlements.js';
 import { balanceRoutes } from './api/routes/balance.js';
 import { exportRoutes } from './api/routes/exports.js';
-import { mountDocs } from './api/routes/docs.js';
+import { mountDocs, mountOpenApiDocument } from './api/routes/docs.js';
 import { mountWeb } from './api/routes/web.js';
-import { CLIENT_ADDRESS_HEADER } from './modules/accounts/auth.js';
 import type { Services } from './services.js';
 
 export const MAX_BODY_BYTES = 32 * 1024;
@@ -88,7 +87,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   });
   app.use('*', requestId());
   app.use('*', metricsMiddleware());
-  app.use('*', secureHeaders({ crossOriginEmbedderPolicy: false, contentSecurityPolicy: undefined }));
+  // X-Frame-Options DENY with the pages' frame-ancestors 'none' (api/csp.ts): no page of this service is framed.
+  app.use('*', secureHeaders({ crossOriginEmbedderPolicy: false, contentSecurityPolicy: undefined, xFrameOptions: 'DENY' }));
   if (config.dashboardUrl !== config.publicBaseUrl) {
     app.use('/api/*', cors({ origin: config.dashboardUrl, credentials: true }));
     app.use('/v1/*', cors({ origin: config.dashboardUrl, credentials: true, allowHeaders: ['Content-Type', 'Authorization', 'Idempotency-Key'] }));
@@ -104,8 +104,12 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.use('/v1/orders/:id/relay', relayRefusals);
   app.use('/v1/merchants/invitations/:token', byAddress(['GET']));
   app.use('/v1/merchants/invitations/:token/complete', byAddress(['POST']));
+  app.use('/openapi.json', byAddress(['GET']));
+  // Every route that checks a password shares the sign-in bucket (those that are not used answer 404 after it).
   const authPolicy = { name: 'auth', perSecond: rates.authPerMinute / 60, burst: rates.authPerMinute };
-  for (const path of ['/api/auth/sign-up/*', '/api/auth/sign-in/*']) app.use(path, limitByAddress(limiter, authPolicy, config.trustProxyHops, ['POST']));
+  for (const path of ['/api/auth/sign-up/*', '/api/auth/sign-in/*', '/api/auth/verify-password', '/api/auth/change-password']) {
+    app.use(path, limitByAddress(limiter, authPolicy, config.trustProxyHops, ['POST']));
+  }
   const limit = limitBody(MAX_BODY_BYTES);
   app.use('/v1/*', limit);
   app.use('/api/*', limit);
@@ -113,29 +117,17 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.use('/v1/*', requireJson());
   app.use('/_/*', requireJson());
   for (const prefix of ['/v1/*', '/api/*', '/_/*']) app.use(prefix, storableText());
-  app.use('/v1/*', resolvePrincipal());
-  app.use('/v1/*', limitSecretKeys(limiter, platformPolicies(
+  // Invalid credentials per client address, counted before the key is looked up; then a bucket per principal.
+  const gate = credentialGate(limiter, { name: 'credentials', perSecond: rates.publicPerSecond, burst: rates.publicBurst }, config.trustProxyHops);
+  app.use('/v1/*', resolvePrincipal(gate));
+  app.use('/v1/*', limitPrincipals(limiter, platformPolicies(
     (id) => services.database.db.selectFrom('platforms').select(['rate_limit_per_second', 'rate_limit_burst']).where('id', '=', id).executeTakeFirst(),
-    rates, opts.now)));
-  app.use('/_/*', resolvePrincipal());
-  app.use('/metrics', resolvePrincipal());
+    rates, opts.now), { name: 'user', perSecond: rates.perSecond, burst: rates.burst }));
+  app.use('/_/*', resolvePrincipal(gate));
+  app.use('/metrics', resolvePrincipal(gate));
   app.use('/v1/*', idempotency());
 
-  // The body may already have been read (and cached) by storableText: better-auth gets a request rebuilt from it,
-  // carrying the client's address as this service worked it out (never a header the client could write).
-  app.on(['GET', 'POST'], '/api/auth/*', async (c) => {
-    const req = await cloneRawRequest(c.req);
-    const address = clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), config.trustProxyHops);
-    if (address === null) req.headers.delete(CLIENT_ADDRESS_HEADER);
-    else req.headers.set(CLIENT_ADDRESS_HEADER, address);
-    const res = await services.auth.handler(req);
-    if (res.status !== 429) return res;
-    // better-auth's own limiter (a backstop to ours, counted in its table): the same answer as ours.
-    const retry = Math.max(1, Number(res.headers.get('x-retry-after')) || 60);
-    throw new AppError('rate_limited', `Too many requests: retry in ${retry} s.`, undefined, {
-      ...rateLimitHeaders(authPolicy, { allowed: false, remaining: 0, resetSeconds: retry, retryAfterSeconds: retry }),
-    });
-  });
+  mountAuth(app, services, authPolicy);
 
   app.route('/', healthRoutes);
   app.route('/', meRoutes);
@@ -163,13 +155,13 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.openAPIRegistry.registerComponent('securitySchemes', 'admin', {
     type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operators only)',
   });
-  app.doc31('/openapi.json', {
+  mountOpenApiDocument(app, {
     openapi: '3.1.0',
     info: { title: 'Trisettle API', version: '1.0.0', description: 'Multi-party USDC settlement: platforms, sub-merchants, orders, hosted checkout, refunds, webhooks.' },
     servers: [{ url: config.publicBaseUrl }],
   });
 
-  mountDocs(app);
+  mountDocs(app, config.publicBaseUrl);
   mountWeb(app, services);
   app.notFound(onNotFound);
   app.onError(onError);

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isWellFormedAddress, SUPPORTED_CHAIN_IDS, type ChainId } from './lib/address.js';
 import { AMOUNT_PATTERN, parseAmount } from './lib/money.js';
 import { registerSecretUrls } from './lib/redact-urls.js';
@@ -32,6 +33,8 @@ export type ChainConfig = {
 
 export type Config = {
   env: 'devnet' | 'production';
+  /** HOST: the address the HTTP server listens on (devnet 127.0.0.1: its secrets are well known; production 0.0.0.0). */
+  host: string;
   port: number;
   dataDir: string;
   databaseUrl: string | null;
@@ -165,6 +168,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
 
   const config: Config = {
     env: devnet ? 'devnet' : 'production',
+    host: read(env, 'HOST', z.string().refine((v) => isIP(v) !== 0, 'must be an IP address to listen on (127.0.0.1, 0.0.0.0, ::)').default(devnet ? '127.0.0.1' : '0.0.0.0')),
     port,
     dataDir: read(env, 'DATA_DIR', z.string().default('./.data')),
     databaseUrl: read(env, 'DATABASE_URL', z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional()) ?? null,

@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openPglite, openPostgres } from './db/client.js';
@@ -9,6 +8,7 @@ import { randomBase62 } from './lib/ids.js';
 import { createLogger, prettyDestination } from './lib/logger.js';
 import { startupBanner } from './modules/health/banner.js';
 import { StartupRefusal, startupChecks } from './modules/health/startup.js';
+import { listen, selfUrl } from './server.js';
 import { createServices } from './services.js';
 import { startWorkers } from './workers.js';
 
@@ -66,17 +66,17 @@ async function main() {
     process.exit(78);
   }
   if (config.role !== 'worker') {
-    const app = buildApp(services);
-    const server = serve({ fetch: app.fetch, port: config.port });
+    const { server, address } = await listen(buildApp(services), config);
     stops.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    logger.info({ url: config.publicBaseUrl, dashboard: config.dashboardUrl, env: config.env }, `Trisettle listening on ${config.publicBaseUrl}`);
+    logger.info({ url: config.publicBaseUrl, dashboard: config.dashboardUrl, env: config.env, listen: `${address.address}:${address.port}` }, `Trisettle listening on ${config.publicBaseUrl}`);
   }
   if (config.role !== 'api') stops.unshift(await startWorkers(services));
   if (config.role !== 'worker') {
     // Once it answers its own /health over HTTP: what a person needs next, on stdout.
-    const ok = await fetch(`http://127.0.0.1:${config.port}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
+    const health = `${selfUrl(config)}/health`;
+    const ok = await fetch(health, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
     if (ok) process.stdout.write(startupBanner(config, devnetInfo, path.join(config.dataDir, 'devnet.json')));
-    else logger.warn({ url: `http://127.0.0.1:${config.port}/health` }, 'started, but /health does not answer 200 yet');
+    else logger.warn({ url: health }, 'started, but /health does not answer 200 yet');
   }
 
   let stopping = false;

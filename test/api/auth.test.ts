@@ -210,6 +210,74 @@ describe('cross-site requests', () => {
   });
 });
 
+describe('the auth routes the product does not use', () => {
+  // better-auth mounts these (and more); none is offered here. Each must answer 404 before better-auth sees it.
+  const UNUSED: [string, string, unknown?][] = [
+    ['GET', '/api/auth/callback/x'], ['POST', '/api/auth/callback/github', {}], ['POST', '/api/auth/sign-in/social', { provider: 'github' }],
+    ['POST', '/api/auth/sign-in/oauth2', { providerId: 'x' }], ['POST', '/api/auth/link-social', { provider: 'github' }],
+    ['POST', '/api/auth/unlink-account', { providerId: 'credential' }], ['POST', '/api/auth/get-access-token', { providerId: 'github' }],
+    ['POST', '/api/auth/refresh-token', { providerId: 'github' }], ['GET', '/api/auth/list-accounts'], ['GET', '/api/auth/account-info'],
+    ['GET', '/api/auth/list-sessions'], ['POST', '/api/auth/revoke-session', { token: 'x' }], ['POST', '/api/auth/revoke-sessions', {}],
+    ['POST', '/api/auth/revoke-other-sessions', {}], ['POST', '/api/auth/update-user', { name: 'Mallory' }],
+    ['POST', '/api/auth/delete-user', {}], ['GET', '/api/auth/delete-user/callback'], ['POST', '/api/auth/change-email', { newEmail: 'm@example.com' }],
+    ['POST', '/api/auth/change-password', { currentPassword: 'x'.repeat(12), newPassword: 'y'.repeat(12) }],
+    ['POST', '/api/auth/set-password', { newPassword: 'y'.repeat(12) }], ['POST', '/api/auth/verify-password', { password: 'x'.repeat(12) }],
+    ['POST', '/api/auth/request-password-reset', { email: 'a@example.com' }], ['POST', '/api/auth/forget-password', { email: 'a@example.com' }],
+    ['POST', '/api/auth/reset-password', { newPassword: 'y'.repeat(12) }], ['GET', '/api/auth/reset-password/tok'],
+    ['GET', '/api/auth/verify-email?token=x'], ['POST', '/api/auth/send-verification-email', { email: 'a@example.com' }],
+    ['GET', '/api/auth/ok'], ['GET', '/api/auth/error'], ['POST', '/api/auth/get-session', {}], ['GET', '/api/auth/sign-out'],
+    ['GET', '/api/auth/sign-in/email'], ['GET', '/api/auth/get-session/'],
+  ];
+
+  it('answer 404 in the API\'s error shape, signed in or not, and log nothing at warn or above', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('trace', 'devnet', { write: (s: string) => void lines.push(s) });
+    const h2 = await createHarness({ logger });
+    const consoleCalls = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => vi.spyOn(console, m).mockImplementation(() => {}));
+    try {
+      const u = await h2.signUp();
+      const sessions = await h2.count('session');
+      for (const cookie of [undefined, u.cookie]) {
+        for (const [method, path, body] of UNUSED) {
+          const res = await h2.request(method, path, { body, cookie, headers: { origin: BASE, 'x-forwarded-for': nextIp() } });
+          expect(res.status, `${method} ${path}`).toBe(404);
+          expect(res.body.error.code).toBe('not_found');
+        }
+      }
+      expect(await h2.count('session')).toBe(sessions);
+      // What the product uses still works.
+      expect((await h2.request('GET', '/api/auth/get-session', { cookie: u.cookie })).body.user.email).toBe(u.email);
+      expect((await h2.request('POST', '/api/auth/sign-out', { cookie: u.cookie, headers: { origin: BASE } })).status).toBe(200);
+      const levels = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+      expect(levels.filter((l) => l.level >= 40)).toEqual([]);
+      expect(levels.filter((l) => l.msg === 'request').length).toBeGreaterThanOrEqual(UNUSED.length * 2);
+      for (const spy of consoleCalls) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of consoleCalls) spy.mockRestore();
+      await h2.close();
+    }
+  });
+});
+
+describe('sign-up with an email that already has an account', () => {
+  it('says so plainly (docs/decisions.md: no email verification yet), creates nothing and leaves the account as it was', async () => {
+    const u = await h.signUp();
+    const users = await h.count('user');
+    const sessions = await h.count('session');
+    const again = await h.request('POST', '/api/auth/sign-up/email', {
+      body: { name: 'Mallory', email: u.email.toUpperCase(), password: 'a different password' },
+      headers: { origin: BASE, 'x-forwarded-for': nextIp() },
+    });
+    expect(again.status).toBe(422);
+    expect(again.body).toEqual({ code: 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL', message: 'User already exists. Use another email.' });
+    expect(again.headers.getSetCookie().filter((c) => /session_token=[^;]/.test(c))).toEqual([]);
+    expect(await h.count('user')).toBe(users);
+    expect(await h.count('session')).toBe(sessions);
+    expect((await signIn(u.email, 'a different password')).status).toBe(401);
+    expect((await signIn(u.email, u.password)).status).toBe(200);
+  });
+});
+
 describe('logs', () => {
   it('never contain a secret key, a password or a cookie', async () => {
     const lines: string[] = [];

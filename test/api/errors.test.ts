@@ -156,7 +156,7 @@ describe('request errors', () => {
     expect(signIn.headers.get('x-request-id')).toMatch(/^req_/);
     for (const res of [await h.request('GET', '/v1/nothing-here'), await h.request('POST', '/v1/orders', { raw: 'x'.repeat(40_000), headers: { 'content-type': 'application/json' } })]) {
       expect(res.headers.get('x-request-id')).toMatch(/^req_/);
-      expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
     }
   });
 

@@ -11,6 +11,7 @@ export default defineConfig({
   test: {
     include: ['test/e2e/**/*.e2e.test.ts'],
     globalSetup: ['test/e2e/global-setup.ts'],
+    setupFiles: ['test/e2e/setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 150_000,
     teardownTimeout: 30_000,

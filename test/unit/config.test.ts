@@ -54,6 +54,16 @@ describe('config defaults (devnet)', () => {
     expect(c.chains.size).toBe(0);
   });
 
+  it('listens on loopback only on the devnet (its keys and admin token are well known), on every interface in production; HOST overrides', () => {
+    expect(loadConfig({}, []).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '' }, []).host).toBe('127.0.0.1');
+    expect(loadConfig(PRODUCTION, []).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '0.0.0.0' }, []).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...PRODUCTION, HOST: '10.1.2.3' }, []).host).toBe('10.1.2.3');
+    expect(loadConfig({ HOST: '::1' }, []).host).toBe('::1');
+    for (const bad of ['my-machine', '0.0.0.0:3000', '*']) expect(configError({ HOST: bad }).variable).toBe('HOST');
+  });
+
   it('treats an empty variable as unset', () => {
     const c = loadConfig({ PORT: '', SERVICE_FEE_BPS: '', DATABASE_URL: '' }, []);
     expect(c.port).toBe(3000);

@@ -6,13 +6,15 @@ import type { KeyActor, SessionActor } from '../../modules/keys/index.js';
 import type { Caller } from '../../modules/orders/index.js';
 import { clientAddress, peerAddress } from '../client-address.js';
 import type { AppEnv, Principal, PrincipalKind } from '../context.js';
+import type { CredentialGate } from './rate-limit.js';
 
 /**
  * Resolves who is calling, once per request. A bearer that is not a valid key (or the admin token on
  * /_/ routes) is a 401 even if a session cookie is also present: an explicit credential never silently
- * falls back to another.
+ * falls back to another. `gate` (rate-limit.ts credentialGate) is passed before a bearer is checked: past its
+ * bound a client's invalid credentials are refused (429) before any lookup.
  */
-export const resolvePrincipal = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+export const resolvePrincipal = (gate: CredentialGate = () => () => {}): MiddlewareHandler<AppEnv> => async (c, next) => {
   const services = c.get('services');
   const header = c.req.header('authorization');
   let principal: Principal = { kind: 'public' };
@@ -22,16 +24,20 @@ export const resolvePrincipal = (): MiddlewareHandler<AppEnv> => async (c, next)
     if (!token) throw new AppError('unauthenticated', 'Authorization must be "Bearer <key>".');
     const admins = adminTokensOf(services.config);
     if (admins.length > 0 && (c.req.path.startsWith('/_/') || c.req.path === '/metrics')) {
+      const valid = gate(c);
       // Every configured token is compared (constant time each), so timing tells nothing about which matched.
       if (!admins.map((a) => safeEqual(token!, a)).includes(true)) throw new AppError('unauthenticated', 'Invalid admin token.');
+      valid();
       principal = { kind: 'admin' };
     } else {
       const recalled = checksKeyItself(c.req.method, c.req.path, c.req.header('idempotency-key')) ? services.keys.recall(token) : null;
       if (recalled?.kind === 'secret') {
         principal = { kind: 'secret', platformId: recalled.platformId, keyId: recalled.keyId, unverified: true };
       } else {
+        const valid = gate(c);
         const key = await services.keys.authenticate(token);
         if (!key) throw new AppError('unauthenticated', INVALID_KEY);
+        valid();
         principal = { kind: key.kind, platformId: key.platformId, keyId: key.keyId };
       }
     }

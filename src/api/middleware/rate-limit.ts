@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { AppError } from '../../lib/errors.js';
-import { clientAddress, peerAddress } from '../client-address.js';
+import { addressKey, clientAddress, peerAddress } from '../client-address.js';
 import type { AppEnv } from '../context.js';
 
 /**
@@ -60,6 +60,11 @@ export function createRateLimiter(opts: { now?: () => number; maxKeys?: number }
         retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / policy.perSecond)),
       };
     },
+    /** Gives back a token taken by `take` (credentialGate: the credential proved valid). */
+    give(key: string) {
+      const b = buckets.get(key);
+      if (b) b.tokens = Math.min(b.policy.burst, b.tokens + 1);
+    },
     size: () => buckets.size,
   };
 }
@@ -80,77 +85,63 @@ export function rateLimitHeaders(policy: RatePolicy, d: RateDecision): Record<st
   return headers;
 }
 
-function apply(c: Context<AppEnv>, policy: RatePolicy, d: RateDecision) {
-  const headers = rateLimitHeaders(policy, d);
-  if (!d.allowed) throw new AppError('rate_limited', `Too many requests: retry in ${d.retryAfterSeconds} s.`, undefined, headers);
-  for (const [k, v] of Object.entries(headers)) c.header(k, v);
+function refuse(policy: RatePolicy, d: RateDecision) {
+  if (!d.allowed) throw new AppError('rate_limited', `Too many requests: retry in ${d.retryAfterSeconds} s.`, undefined, rateLimitHeaders(policy, d));
 }
 
-/**
- * Per secret key, after resolvePrincipal. The policy is the platform's (platforms.rate_limit_per_second /
- * rate_limit_burst) or the configured default; `policyFor` caches it, so the hot path reads no row.
- */
-export function limitSecretKeys(limiter: RateLimiter, policyFor: (platformId: string) => RatePolicy | Promise<RatePolicy>): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const p = c.get('principal');
-    if (p.kind === 'secret') {
-      const found = policyFor(p.platformId);
-      const policy = found instanceof Promise ? await found : found;
-      apply(c, policy, limiter.take(`sk:${p.keyId}`, policy));
-    }
-    await next();
-  };
+/** 429 when refused; otherwise the bucket's RateLimit headers on the answer. */
+export function apply(c: Context<AppEnv>, policy: RatePolicy, d: RateDecision) {
+  refuse(policy, d);
+  for (const [k, v] of Object.entries(rateLimitHeaders(policy, d))) c.header(k, v);
+}
+
+/** The bucket of the request's client address for `policy`, or null without one (in-process only, never over a socket). */
+function addressBucket(c: Context<AppEnv>, policy: RatePolicy, trustProxyHops: number): string | null {
+  const address = clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), trustProxyHops);
+  return address === null ? null : `ip:${policy.name}:${addressKey(address)}`;
 }
 
 /**
  * Per client address (as client-address.ts works it out: TCP peer, or X-Forwarded-For behind TRUST_PROXY_HOPS
- * proxies), for the public routes and sign-up/sign-in. `methods`: only these are counted. A request without an
- * address (only in-process, never over a socket) is not counted.
+ * proxies; IPv6 by its /64), for the public routes and the password routes. `methods`: only these are counted.
  */
 export function limitByAddress(limiter: RateLimiter, policy: RatePolicy, trustProxyHops: number, methods: readonly string[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (methods.includes(c.req.method)) {
-      const address = clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), trustProxyHops);
-      if (address !== null) apply(c, policy, limiter.take(`ip:${policy.name}:${address}`, policy));
+    // A HEAD runs the GET handler (Hono answers it with the GET's headers): it is counted as one.
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    if (methods.includes(method)) {
+      const bucket = addressBucket(c, policy, trustProxyHops);
+      if (bucket !== null) apply(c, policy, limiter.take(bucket, policy));
     }
     await next();
   };
 }
 
-export type RateLimitConfig = {
-  /** Per secret key, unless the platform has its own (platforms.rate_limit_per_second / rate_limit_burst). */
-  perSecond: number;
-  burst: number;
-  /** Per client address on the public routes (session read, invitation read and complete). */
-  publicPerSecond: number;
-  publicBurst: number;
-  /** Per client address on sign-up and sign-in, a minute's worth at once. */
-  authPerMinute: number;
-};
-
-const POLICY_TTL_MS = 60_000;
+/** Called before a credential is checked: refuses with 429, or returns what to call once it proved valid. */
+export type CredentialGate = (c: Context<AppEnv>) => () => void;
 
 /**
- * A platform's secret-key policy, cached for a minute per instance: a change to the platform's columns takes
- * effect within a minute, and the hot path reads no row.
+ * Per client address, for credentials that turn out invalid. A bearer token takes a token from its address's
+ * bucket BEFORE it is looked up and gives it back once it proves valid, so only invalid ones stay counted; once
+ * the bucket is empty the next credential from that address is refused before any lookup. A flood of made-up keys
+ * costs at most `burst` reads, then `perSecond` a second, however many of its requests run at once.
  */
-export function platformPolicies(
-  read: (platformId: string) => Promise<{ rate_limit_per_second: number | null; rate_limit_burst: number | null } | undefined>,
-  defaults: Pick<RateLimitConfig, 'perSecond' | 'burst'>,
-  now: () => number = Date.now,
-) {
-  const cache = new Map<string, { policy: RatePolicy; until: number }>();
-  const fallback: RatePolicy = { name: 'secret-key', perSecond: defaults.perSecond, burst: defaults.burst };
-  return (platformId: string): RatePolicy | Promise<RatePolicy> => {
-    const hit = cache.get(platformId);
-    if (hit && hit.until > now()) return hit.policy;
-    return read(platformId).then((row) => {
-      const perSecond = row?.rate_limit_per_second ?? defaults.perSecond;
-      const burst = row?.rate_limit_burst ?? Math.max(row?.rate_limit_per_second ? perSecond * 2 : defaults.burst, 1);
-      const policy = perSecond === fallback.perSecond && burst === fallback.burst ? fallback : { name: 'secret-key', perSecond, burst };
-      if (cache.size > 10_000) cache.clear();
-      cache.set(platformId, { policy, until: now() + POLICY_TTL_MS });
-      return policy;
-    });
+export function credentialGate(limiter: RateLimiter, policy: RatePolicy, trustProxyHops: number): CredentialGate {
+  return (c) => {
+    const bucket = addressBucket(c, policy, trustProxyHops);
+    if (bucket === null) return () => {};
+    refuse(policy, limiter.take(bucket, policy));
+    return () => limiter.give(bucket);
   };
 }
+
+export type RateLimitConfig = {
+  /** Per platform (all its secret keys and sessions), unless it has its own (platforms.rate_limit_per_second / _burst); per user. */
+  perSecond: number;
+  burst: number;
+  /** Per client address on the public routes and for invalid credentials. */
+  publicPerSecond: number;
+  publicBurst: number;
+  /** Per client address on the password routes (sign-up, sign-in, verify-password, change-password), a minute's worth at once. */
+  authPerMinute: number;
+};

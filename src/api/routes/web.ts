@@ -5,20 +5,23 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../context.js';
+import { contentSecurityPolicy, walletRpcOrigins } from '../csp.js';
 import type { Services } from '../../services.js';
 
 const WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web/dist');
 
 /**
  * The hosted pages (dashboard, /onboard/<token>, /checkout/<token>) are one Vite build served by this
- * server. Client-side routes all answer with index.html.
+ * server. Client-side routes all answer with index.html, under a Content-Security-Policy (api/csp.ts) whose
+ * connect-src names the wallet RPCs the pages read from.
  */
-export function mountWeb(app: OpenAPIHono<AppEnv>, _services: Services) {
+export function mountWeb(app: OpenAPIHono<AppEnv>, services: Services) {
   const index = path.join(WEB_DIST, 'index.html');
   if (!existsSync(index)) return;
   const html = readFileSync(index, 'utf8');
+  const csp = contentSecurityPolicy({ connect: walletRpcOrigins(services.config), inlineStyles: true });
   app.use('/assets/*', serveStatic({ root: path.relative(process.cwd(), WEB_DIST) }));
-  const page = (c: Context) => c.html(html);
+  const page = (c: Context) => c.html(html, 200, { 'Content-Security-Policy': csp });
   app.get('/', page);
   app.get('/onboard/*', page);
   app.get('/checkout/*', page);

@@ -12,6 +12,14 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/**
+ * Every Content-Security-Policy violation a page of this test file reported: Chromium's own console line
+ * ("Refused to …") and the page's `securitypolicyviolation` event. test/e2e/setup.ts asserts, after each test of
+ * every e2e file, that there was none, so each wallet flow is also a CSP test.
+ */
+export const cspViolations: string[] = [];
+const CSP_MESSAGE = /Content Security Policy|Refused to|securitypolicyviolation/i;
+
 export async function newPage(browser: Browser, opts: { mobile?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext(
     opts.mobile
@@ -19,9 +27,15 @@ export async function newPage(browser: Browser, opts: { mobile?: boolean } = {})
       : { viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 },
   );
   context.setDefaultTimeout(20_000);
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`securitypolicyviolation: ${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
   const page = await context.newPage();
   page.on('pageerror', (err) => console.error(`[page error] ${err.message}`));
   page.on('console', (msg) => {
+    if (CSP_MESSAGE.test(msg.text())) cspViolations.push(`${page.url()}: ${msg.text()}`);
     if (msg.type() === 'error' && process.env.E2E_VERBOSE) console.error(`[console] ${msg.text()}`);
   });
   return { context, page };
