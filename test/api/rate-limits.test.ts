@@ -152,7 +152,8 @@ describe('every principal has a bucket', () => {
     const p = await h.platform();
     const keys = [p.secretKey];
     for (let i = 0; i < 2; i++) {
-      const rolled = await h.request('POST', '/v1/developers/keys', { key: p.secretKey });
+      // Only a dashboard session creates keys (docs/decisions.md, "Keys and secrets").
+      const rolled = await h.request('POST', '/v1/developers/keys', { cookie: p.cookie, headers: { origin: BASE } });
       expect(rolled.status).toBe(201);
       keys.push(rolled.body.key);
     }
