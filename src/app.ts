@@ -99,9 +99,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.use('/v1/checkout/sessions/:token', byAddress(['GET']));
   app.use('/v1/checkout/sessions/:token/relay', byAddress(['POST']));
   // The relay endpoints' refusals in a stricter bucket of their own, per client address (relay-refusals.ts).
-  const relayRefusals = limitRelayRefusals({ perMinute: config.relayRefusalsPerMinute, trustProxyHops: config.trustProxyHops, now: opts.now });
-  app.use('/v1/checkout/sessions/:token/relay', relayRefusals);
-  app.use('/v1/orders/:id/relay', relayRefusals);
+  const relayRefusals = { perMinute: config.relayRefusalsPerMinute, trustProxyHops: config.trustProxyHops, now: opts.now };
+  app.use('/v1/checkout/sessions/:token/relay', limitRelayRefusals(relayRefusals));
   app.use('/v1/merchants/invitations/:token', byAddress(['GET']));
   app.use('/v1/merchants/invitations/:token/complete', byAddress(['POST']));
   app.use('/openapi.json', byAddress(['GET']));
@@ -123,6 +122,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.use('/v1/*', limitPrincipals(limiter, platformPolicies(
     (id) => services.database.db.selectFrom('platforms').select(['rate_limit_per_second', 'rate_limit_burst']).where('id', '=', id).executeTakeFirst(),
     rates, opts.now), { name: 'user', perSecond: rates.perSecond, burst: rates.burst }));
+  // The secret-key relay's refusals count per platform (its backend relays for many buyers from one address).
+  app.use('/v1/orders/:id/relay', limitRelayRefusals({ ...relayRefusals, by: 'caller' }));
   app.use('/_/*', resolvePrincipal(gate));
   app.use('/metrics', resolvePrincipal(gate));
   app.use('/v1/*', idempotency());

@@ -1,6 +1,6 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { AppError } from '../../lib/errors.js';
-import { clientAddress, peerAddress } from '../client-address.js';
+import { addressKey, clientAddress, peerAddress } from '../client-address.js';
 import type { AppEnv } from '../context.js';
 
 type Bucket = { tokens: number; at: number };
@@ -12,9 +12,12 @@ type Bucket = { tokens: number; at: number };
  * address whose bucket is empty is answered 429 rate_limited with Retry-After BEFORE anything is read, simulated
  * or asked of the node. Accepted relays (202) and the service's own 5xx cost nothing. Per instance, in memory,
  * at most `maxKeys` addresses (full buckets are dropped first, then the oldest). A request without an address
- * (in-process only, never over a socket) is not counted.
+ * (in-process only, never over a socket) is not counted. Addresses count as `addressKey` says (IPv6 by /64).
+ * `by: 'caller'` (the secret-key route, mounted after the principal is resolved) counts a platform's refusals
+ * under the platform instead: its backend relays for many buyers from one address, and a platform is who
+ * answers for what it posts.
  */
-export function limitRelayRefusals(opts: { perMinute: number; trustProxyHops: number; now?: () => number; maxKeys?: number }): MiddlewareHandler<AppEnv> {
+export function limitRelayRefusals(opts: { perMinute: number; trustProxyHops: number; now?: () => number; maxKeys?: number; by?: 'address' | 'caller' }): MiddlewareHandler<AppEnv> {
   const now = opts.now ?? Date.now;
   const maxKeys = opts.maxKeys ?? 100_000;
   const perMs = opts.perMinute / 60_000;
@@ -32,7 +35,7 @@ export function limitRelayRefusals(opts: { perMinute: number; trustProxyHops: nu
   };
   return async (c, next) => {
     if (c.req.method !== 'POST') return next();
-    const address = clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), opts.trustProxyHops);
+    const address = bucketKey(c);
     if (address === null) return next();
     const t = now();
     const seen = buckets.get(address);
@@ -51,6 +54,13 @@ export function limitRelayRefusals(opts: { perMinute: number; trustProxyHops: nu
     }
     if (c.res.status >= 400 && c.res.status < 500) take(address, t);
   };
+
+  function bucketKey(c: Context<AppEnv>): string | null {
+    const principal = opts.by === 'caller' ? c.get('principal') : undefined;
+    if (principal && (principal.kind === 'secret' || principal.kind === 'session') && principal.platformId) return `platform:${principal.platformId}`;
+    const address = clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), opts.trustProxyHops);
+    return address === null ? null : addressKey(address);
+  }
 
   function take(address: string, t: number) {
     let b = buckets.get(address);
