@@ -2,7 +2,8 @@ import { AppError } from '../lib/errors.js';
 
 /**
  * Keyset pagination over (created_at desc, id desc): stable under inserts, one index range scan.
- * The cursor is opaque to clients (base64url of the last row's position).
+ * The cursor is opaque to clients (base64url of the last row's position). It holds a JS Date, so every table a
+ * list pages keeps created_at at millisecond precision (timestamptz(3), migration 025): the Date is the stored value.
  */
 export type Cursor = { createdAt: Date; id: string };
 

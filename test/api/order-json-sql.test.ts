@@ -61,9 +61,13 @@ describe('orderJsonSql', () => {
     const pairs = await bothOf(ids);
     for (const { fromSql, fromTs } of pairs) expect(fromSql).toEqual(fromTs);
     const byId = new Map(pairs.map((p) => [p.fromSql.id, p.fromSql]));
-    expect(byId.get(ids[0]!)!.created_at).toBe('2026-01-01T00:00:00.999Z');
+    expect(byId.get(ids[0]!)!.confirmed_at).toBe('2026-01-01T00:00:01.000Z');
+    expect(byId.get(ids[2]!)!.confirmed_at).toBe('2026-03-01T08:00:00.123Z');
+    expect(byId.get(ids[0]!)!.deadline_at).toBe('2027-01-01T00:00:00.000Z');
     expect(byId.get(ids[2]!)!.refunded_amount).toBe('0.000003');
-    expect(byId.get(ids[4]!)!.created_at).toBe('2030-07-03T20:02:03.456Z');
+    // created_at is timestamptz(3) (migration 025): the column rounds, the JSON shows what is stored.
+    expect(byId.get(ids[0]!)!.created_at).toBe('2026-01-01T00:00:01.000Z');
+    expect(byId.get(ids[4]!)!.created_at).toBe('2030-07-03T20:02:03.457Z');
     expect(byId.get(ids[1]!)!.confirmed_at).toBeNull();
   });
 });
