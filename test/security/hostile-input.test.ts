@@ -19,9 +19,9 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   const chain = fakeChain();
-  // Thousands of requests a second from one key: rate limits (test/api/rate-limits.test.ts) would answer first.
+  // Thousands of requests a second from one key: rate limits (test/api/rate-limits.test.ts, relay-refusals.test.ts) would answer first.
   const unlimited = { perSecond: 1_000_000, burst: 1_000_000, publicPerSecond: 1_000_000, publicBurst: 1_000_000, authPerMinute: 1_000_000 };
-  h = await createHarness({ chains: chain.chains, config: { ...chain.config, rateLimits: unlimited, gaslessEnabled: false } });
+  h = await createHarness({ chains: chain.chains, config: { ...chain.config, rateLimits: unlimited, relayRefusalsPerMinute: 10_000, gaslessEnabled: false } });
   A = await h.platform();
   fresh = await h.signUp(); // a signed-in account without a platform, for POST /v1/onboarding/self
   const m = await merchant(h, A.secretKey, { external_id: 'm_fuzz' });
