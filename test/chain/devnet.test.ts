@@ -52,6 +52,7 @@ describe('devnet', () => {
       platformFee: 0n,
       reserveHold: 495_000n,
       deadline: BigInt(Math.floor(Date.now() / 1000) + 600),
+      captureDeadline: 0n,
     };
     await mineAndWait(await wallet.writeContract({ address: first.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [first.router, msg.amount] }));
     const signer = privateKeyToAccount(secrets.signerPrivateKey);
