@@ -24,7 +24,8 @@ abstract contract HandlerPayments is HandlerModel {
             serviceFee: serviceFee,
             platformFee: platformFee,
             reserveHold: (amount - serviceFee - platformFee) * bound(bps >> 32, 0, 10_000) / 10_000,
-            deadline: block.timestamp + bound(ttl, 6 hours, 7 days)
+            deadline: block.timestamp + bound(ttl, 6 hours, 7 days),
+            captureDeadline: 0
         });
         orderIds.push(o.orderId);
         _signed[o.orderId] = Signed(o, _pickSigner(signerSeed));
