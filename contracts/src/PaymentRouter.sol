@@ -82,7 +82,8 @@ contract PaymentRouter is RouterEscrow {
         if (ro.to == address(0)) revert ZeroAddress();
         Order storage o = _orders[ro.orderId];
         if (!o.paid) revert OrderNotPaid(ro.orderId);
-        if (o.authorized != 0) revert NotCaptured(ro.orderId);
+        // Only an authorization has amount 0 (held, or voided / reclaimed); a paid order skips the cold read.
+        if (o.amount == 0 && o.authorized != 0) revert NotCaptured(ro.orderId);
         // A stolen signer key can then only send money back to whoever paid, never to itself.
         if (ro.to != o.payer) revert RefundNotToPayer(o.payer, ro.to);
         uint256 refundable = o.amount - o.refunded;
