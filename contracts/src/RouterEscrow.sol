@@ -44,8 +44,8 @@ abstract contract RouterEscrow is RouterCore {
 
         emit OrderCaptured(order.orderId, authorized, amount, authorized - amount);
         address payer = o.payer;
-        _push(IERC20(order.token), payer, authorized - amount);
         _split(captured, payer, releaseAfter);
+        _push(IERC20(order.token), payer, authorized - amount);
     }
 
     /// @inheritdoc IPaymentRouter
