@@ -4,12 +4,15 @@
  * the rest back to the payer in the same transaction), voids another, voids one whose capture window passed on the
  * chain clock, and a payer reclaims one with the service stopped. Circle's FiatTokenV2_2, the real indexer.
  */
+import { parseSignature } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
+import { payOrderFromJson } from '../../src/chain/eip712.js';
 import { computeSplit } from '../../src/modules/orders/split.js';
 import { createServices } from '../../src/services.js';
 import { sweepExpiredAuthorizations } from '../../src/workers.js';
-import { balances, changes, chargeLaterFlow, type ChargeLaterFlow } from '../helpers/charge-later-flow.js';
+import { balances, changes, chargeLaterFlow, units, type ChargeLaterFlow } from '../helpers/charge-later-flow.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
@@ -62,6 +65,25 @@ describe.each([2, 20])('charge later on anvil, %i confirmations', (depth) => {
     await t.index();
     expect(changes(beforeRefund, await balances(f.chain, who))).toMatchObject({ payer: 1_000_000n, router: -1_000_000n, merchant: 0n });
     expect(await t.get(o.id)).toMatchObject({ state: 'partially_refunded', refunded_amount: '1.00' });
+  });
+
+  it('paid with an EIP-2612 permit in one transaction (payOrderWithPermit), a manual order is authorized', async () => {
+    const { f } = t;
+    const buyer = f.chain.buyers[1]!;
+    const o = await t.manualOrder('2.00');
+    const order = payOrderFromJson(o.eip712);
+    const nonce = await f.chain.publicClient.readContract({ address: f.chain.usdc, abi: circleUsdcAbi, functionName: 'nonces', args: [buyer.address] });
+    const permit = await buyer.signTypedData({
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: f.chain.usdc },
+      types: { Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }] },
+      primaryType: 'Permit', message: { owner: buyer.address, spender: f.chain.router, value: order.amount, nonce, deadline: order.deadline },
+    });
+    const { r, s: sig, v, yParity } = parseSignature(permit);
+    await f.chain.confirm(await f.chain.walletClientFor(buyer).writeContract({
+      address: f.chain.router, abi: paymentRouterAbi, functionName: 'payOrderWithPermit', args: [order, o.signature, order.deadline, Number(v ?? BigInt(yParity + 27)), r, sig],
+    }));
+    await t.index();
+    expect(await t.get(o.id)).toMatchObject({ state: 'authorized', amount_authorized: '2.00', paid_by: buyer.address });
   });
 
   it('authorize → void: the whole authorization back to the payer, voided (requested)', async () => {
@@ -138,8 +160,9 @@ describe.each([2, 20])('charge later on anvil, %i confirmations', (depth) => {
     await restarted.operatorTxs.stop();
     expect(await t.get(o.id)).toMatchObject({ state: 'voided', void_reason: 'reclaimed_by_payer' });
     expect(await eventsOf(o.id)).toEqual(['order.authorized', 'order.voided']);
-    // Whatever the sweeper asked, nothing more moved: the router's books for the order are closed.
+    // Whatever the sweeper asked, nothing more moved: what the router holds is exactly the authorizations still open.
     const held = await f.chain.publicClient.readContract({ address: f.chain.router, abi: paymentRouterAbi, functionName: 'held', args: [f.chain.usdc] });
-    expect(held).toBe(0n);
+    expect(held).toBe(2_000_000n);
+    expect(units((await t.api('GET', '/v1/balance')).body.authorized)).toBe(held);
   });
 });
