@@ -85,6 +85,33 @@ describe.each([2, 20])('charge later races on anvil, %i confirmations', (depth) 
     });
   }
 
+  it("a capture mined at the deadline reverts (CaptureExpired): the request ends failed, the service's void lands, a later capture is refused", async () => {
+    const { f } = t;
+    const buyer = f.chain.buyers[0]!;
+    const who = t.who(buyer);
+    const start = await balances(f.chain, who);
+    const o = await authorizedOrder('3.00');
+    const deadline = BigInt(o.eip712.message.captureDeadline);
+    await f.chain.anvil.setNextBlockTimestamp({ timestamp: deadline - 5n });
+    await f.chain.mine(1);
+    await t.syncClock();
+    expect((await t.api('POST', `/v1/orders/${o.id}/capture`, {})).status).toBe(202);
+    await f.h.services.operatorTxs.runOnce(84532); // simulated in time, mined too late
+    await f.chain.anvil.setNextBlockTimestamp({ timestamp: deadline });
+    await t.drive();
+    expect((await f.h.services.operatorTxs.forRef('capture', o.id))[0]).toMatchObject({ outcome: 'reverted', error: 'CaptureExpired' });
+    expect(await t.get(o.id)).toMatchObject({ state: 'authorized', capture_requested_at: null });
+    await t.index();
+    await t.sweep();
+    await t.drive();
+    await t.index();
+    expect(await t.get(o.id)).toMatchObject({ state: 'voided', void_reason: 'authorization_expired' });
+    expect(await eventsOf(o.id)).toEqual(['order.authorized', 'order.voided']);
+    expect(changes(start, await balances(f.chain, who))).toEqual({ treasury: 0n, platform: 0n, merchant: 0n, router: 0n, payer: 0n });
+    await t.syncClock();
+    expect((await t.api('POST', `/v1/orders/${o.id}/capture`, {})).body.error).toMatchObject({ code: 'invalid_state', message: expect.stringContaining('voided') });
+  });
+
   it('a capture asked with two service instances running goes out once; two sweepers queue one void', async () => {
     const { f } = t;
     const o = await authorizedOrder('9.99');
