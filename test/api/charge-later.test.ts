@@ -260,4 +260,23 @@ describe('authorization, capture and void', () => {
     const alert = await h.db.selectFrom('chain_alerts').select('detail').where('kind', '=', 'paid_mismatch').orderBy('id', 'desc').executeTakeFirstOrThrow();
     expect(alert.detail).toMatchObject({ order_id: o.id, fields: expect.arrayContaining(['capture']) });
   });
+
+  it('an OrderPaid that matches the recorded capture to the unit but comes from another transaction moves nothing', async () => {
+    const o = await authorized();
+    const msg = o.eip712.message;
+    const s2 = computeSplit(10_000_000n, 100, 500, 1000);
+    const capturedIn = `0x${'c1'.repeat(32)}` as Hex;
+    await h.db.transaction().execute((tx) => h.services.chainEvents.OrderCaptured(tx, { chainId: 84532, orderId: msg.orderId as Hex, authorized: 25_000_000n, captured: 10_000_000n, returned: 15_000_000n, txHash: capturedIn, blockTime: new Date() }));
+    const paidIn = async (txHash: Hex) => h.db.transaction().execute((tx) => h.services.chainEvents.OrderPaid(tx, [{
+      chainId: 84532, orderId: msg.orderId as Hex, payer: PAYER, merchant: msg.merchant as Hex, token: msg.token as Hex, amount: 10_000_000n,
+      serviceFee: s2.serviceFee, platformFee: s2.platformFee, reserveHold: s2.reserveHold, platform: msg.platform as Hex,
+      releaseAfter: 0n, txHash, blockNumber: 9n, blockTime: new Date(),
+    }]));
+    await paidIn(`0x${'c2'.repeat(32)}`);
+    expect((await get(o.id)).state).toBe('authorized');
+    const alert = await h.db.selectFrom('chain_alerts').select('detail').where('kind', '=', 'paid_mismatch').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect(alert.detail).toMatchObject({ order_id: o.id, fields: ['capture'] });
+    await paidIn(capturedIn);
+    expect(await get(o.id)).toMatchObject({ state: 'confirmed', amount_captured: '10.00' });
+  });
 });
