@@ -26,7 +26,7 @@ const platformWallet = privateKeyToAccount(generatePrivateKey());
 const merchantWallet = privateKeyToAccount(generatePrivateKey()).address;
 
 const usdc = (who: Address) => f.chain.publicClient.readContract({ address: f.chain.usdc, abi: circleUsdcAbi, functionName: 'balanceOf', args: [who] });
-const router = <F extends 'held' | 'reserved'>(functionName: F) => f.chain.publicClient.readContract({ address: f.chain.router, abi: paymentRouterAbi, functionName, args: [f.chain.usdc] });
+const router = (functionName: 'held' | 'reserved') => f.chain.publicClient.readContract({ address: f.chain.router, abi: paymentRouterAbi, functionName, args: [f.chain.usdc] }) as Promise<bigint>;
 const api = async (method: string, path: string, body?: unknown, status = 200) => {
   const res = await f.h.request(method, path, { key, body });
   expect(res.status, res.text).toBe(status);
@@ -79,7 +79,7 @@ describe('accounting with authorizations on anvil', () => {
     await driveAtDepth(f.h, f.chain, 1);
     await index();
     // m4's window ends; its payer reclaims before the service's sweeper gets to it.
-    await f.chain.anvil.setNextBlockTimestamp({ timestamp: BigInt(m4.eip712.message.captureDeadline) });
+    await f.chain.anvil.setNextBlockTimestamp({ timestamp: BigInt(m4.eip712.message.captureDeadline!) });
     await send(buyers[0]!, 'reclaim', [m4.eip712.message.orderId]);
     await index();
     await sweepExpiredAuthorizations(f.h.services, 84532);
