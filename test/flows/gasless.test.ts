@@ -112,6 +112,29 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     expect(deliveries).toHaveLength(1);
   });
 
+  it('a charge-later session paid gaslessly is authorized (nonce = hashPayOrder with captureDeadline), completes, then captures', async () => {
+    const { h, chain } = f;
+    const { p, m, merchantWallet } = await setupPlatform(h, 500, 1000);
+    const buyer = await zeroEthBuyer();
+    const { token, pub } = await session(p.secretKey, m.external_id, 'gasless-later', { capture_method: 'manual' });
+    const msg = pub.order.eip712.message;
+    expect(BigInt(msg.captureDeadline)).toBe(BigInt(msg.deadline) + 604_800n);
+    const { EIP712Domain: _d, ...types } = pub.order.eip712.types;
+    expect(pub.gasless.typed_data.message.nonce).toBe(hashTypedData({ domain: pub.order.eip712.domain, types, primaryType: 'PayOrder', message: msg }));
+    const posted = await h.request('POST', `/v1/checkout/sessions/${token}/relay`, { body: await authorize(buyer, pub.gasless.typed_data) });
+    expect(posted.status, posted.text).toBe(202);
+    await settle();
+    expect(await balanceOf(chain, buyer.address)).toBe(1_000n * 10n ** 6n - 12_345_678n);
+    expect(await balanceOf(chain, merchantWallet)).toBe(0n);
+    const read = (await h.request('GET', `/v1/checkout/sessions/${token}`)).body;
+    expect(read).toMatchObject({ state: 'completed', order: { state: 'authorized', capture_method: 'manual' } });
+    expect((await h.request('POST', `/v1/orders/${pub.order.id}/capture`, { key: p.secretKey, body: {} })).status).toBe(202);
+    await settle();
+    const done = (await h.request('GET', `/v1/orders/${pub.order.id}`, { key: p.secretKey })).body;
+    expect(done).toMatchObject({ state: 'confirmed', amount_captured: '12.345678', paid_by: buyer.address });
+    expect(await balanceOf(chain, merchantWallet)).toBe(BigInt(done.computed_split.merchant_available));
+  });
+
   it('a platform backend relays a direct order (secret key)', async () => {
     const { h, chain } = f;
     const { p, m } = await setupPlatform(h);

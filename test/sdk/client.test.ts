@@ -3,9 +3,14 @@
  * idempotent retries over a dropped response, typed errors, cursor iteration, real webhook deliveries.
  */
 import { randomUUID } from 'node:crypto';
+import type { Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Trisettle, TrisettleError, verifyWebhook, type Merchant, type WebhookEventOf } from '@trisettle/sdk';
+import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
+import { makePublicClient, makeWalletClient } from '../../src/chain/clients.js';
+import { payOrderFromJson } from '../../src/chain/eip712.js';
 import { TEST_DB } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { platformKey, startService, type Service } from '../helpers/service-process.js';
@@ -117,6 +122,41 @@ describe('the SDK against a running service', () => {
 
     const bad = new Trisettle({ secretKey: 'sk_live_notakey', baseUrl: service.baseUrl });
     expect(await fail(bad.orders.list())).toMatchObject({ status: 401, code: 'unauthenticated', type: 'authentication_error' });
+  });
+
+  it('charge later: capture and void are typed, and refused with the API\'s errors before the payment is authorized', async () => {
+    const m = await newMerchant();
+    const fail = (p: PromiseLike<unknown>) => Promise.resolve(p).then(() => { throw new Error('expected a TrisettleError'); }, (e: unknown) => e as TrisettleError);
+    const order = await client.orders.create({ merchant_id: m.external_id, order_no: 'later-1', chain_id: 84532, token: 'USDC', amount: '4.00', capture_method: 'manual', capture_within_seconds: 3600 });
+    expect(order).toMatchObject({ capture_method: 'manual', amount_authorized: '0.00', amount_captured: '0.00', void_reason: null });
+    expect(Date.parse(order.capture_before!)).toBe((Number(order.eip712.message.deadline) + 3600) * 1000);
+    expect(await fail(client.orders.capture(order.id))).toMatchObject({ status: 409, code: 'invalid_state' });
+    expect(await fail(client.orders.capture(order.id, { amount: '4.0000001' }))).toMatchObject({ status: 422, code: 'validation_failed', param: 'amount' });
+    expect(await fail(client.orders.void(order.id))).toMatchObject({ status: 409, code: 'invalid_state' });
+    expect(await fail(client.orders.capture('ord_doesnotexist'))).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('charge later end to end on the devnet: the buyer pays, the order is authorized, the SDK captures part of it', async () => {
+    const m = await newMerchant();
+    const order = await client.orders.create({ merchant_id: m.external_id, order_no: 'later-2', chain_id: 84532, token: 'USDC', amount: '8.00', capture_method: 'manual' });
+    const buyer = privateKeyToAccount(service.devnet.accounts[5]!.private_key);
+    const opts = { rpcUrl: service.devnet.rpc_url, chainId: 84532, devnet: true };
+    const wallet = makeWalletClient({ ...opts, account: buyer });
+    const reader = makePublicClient(opts);
+    const message = payOrderFromJson(order.eip712 as never);
+    await reader.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: message.token, abi: circleUsdcAbi, functionName: 'approve', args: [order.pay_to as Hex, message.amount] }) });
+    await reader.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: order.pay_to as Hex, abi: paymentRouterAbi, functionName: 'payOrder', args: [message, order.signature as Hex] }) });
+    const until = async (state: string) => {
+      for (let i = 0; i < 150; i++) {
+        const o = await client.orders.retrieve(order.id);
+        if (o.state === state) return o;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      throw new Error(`order never reached ${state}`);
+    };
+    expect(await until('authorized')).toMatchObject({ amount_authorized: '8.00', paid_by: buyer.address });
+    expect(await client.orders.capture(order.id, { amount: '5.00' })).toMatchObject({ state: 'authorized', capture_requested_at: expect.any(String) });
+    expect(await until('confirmed')).toMatchObject({ amount_captured: '5.00', computed_split: { service_fee: '50000', platform_fee: '250000' } });
   });
 
   it('list iteration follows next_cursor across every page', async () => {

@@ -43,9 +43,11 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/onboarding/merchants': { auth: 'secret', body: () => ({ external_id: `m_${Math.random().toString(36).slice(2)}`, name: 'Shop', merchant_wallet: WALLETS.merchant, chain_id: 84532, reserve_bps: 100 }) },
   'POST /v1/merchants/invitations': { auth: 'secret', body: () => ({ external_id: `i_${Math.random().toString(36).slice(2)}`, suggested_name: 'Shop', chain_id: 84532, reserve_bps: 100, expires_in_seconds: 3600 }) },
   'POST /v1/merchants/invitations/{token}/complete': { auth: 'public', params: () => ({ token: ids.token! }), body: () => ({ wallet: WALLETS.merchant2, name: 'Shop', signature: `0x${'11'.repeat(65)}` }) },
-  'POST /v1/orders': { auth: 'secret', body: () => ({ merchant_id: 'm_fuzz', order_no: `o_${Math.random().toString(36).slice(2)}`, chain_id: 84532, token: 'USDC', amount: '12.50', metadata: { sku: 'A' }, expires_in_seconds: 600 }) },
+  'POST /v1/orders': { auth: 'secret', body: () => ({ merchant_id: 'm_fuzz', order_no: `o_${Math.random().toString(36).slice(2)}`, chain_id: 84532, token: 'USDC', amount: '12.50', metadata: { sku: 'A' }, expires_in_seconds: 600, capture_method: 'manual', capture_within_seconds: 3600 }) },
   'POST /v1/checkout/sessions': { auth: 'secret', body: () => ({ merchant_id: 'm_fuzz', order_no: `s_${Math.random().toString(36).slice(2)}`, chain_id: 84532, token: 'USDC', amount: '12.50', success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no', payer_address: WALLETS.merchant2, expires_in_seconds: 600, metadata: { sku: 'A' } }) },
   'POST /v1/refunds': { auth: 'secret', body: () => ({ order_id: ids.order!, amount: '1.00', reason: 'damaged', metadata: { ticket: 1 } }) },
+  // The order is not authorized: a body the schema accepts is 409 invalid_state, and nothing is written.
+  'POST /v1/orders/{id}/capture': { auth: 'secret', params: () => ({ id: ids.order! }), body: () => ({ amount: '1.00' }) },
   'POST /v1/webhooks/endpoints': { auth: 'secret', body: () => ({ url: 'http://127.0.0.1:9/hook', subscribed_events: ['order.confirmed'], description: 'shop' }) },
   'POST /v1/webhooks/endpoints/{id}/replay': { auth: 'secret', params: () => ({ id: ids.endpoint! }), body: () => ({ since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' }) },
   'POST /_/orders/{id}/fail': { auth: 'admin', params: () => ({ id: ids.failable! }), body: () => ({ reason: 'fraud' }) },
@@ -178,13 +180,13 @@ describe('hostile JSON bodies, every route that takes one', () => {
 
   it('refuses every odd amount (1e3, 0x10, " 1.0", 1.0000001, …) as a string or a number, writing nothing', async () => {
     const before = await rowCounts(h);
-    for (const key of ['POST /v1/orders', 'POST /v1/checkout/sessions', 'POST /v1/refunds']) {
+    for (const key of ['POST /v1/orders', 'POST /v1/checkout/sessions', 'POST /v1/refunds', 'POST /v1/orders/{id}/capture']) {
       const fx = FIXTURES[key]!;
       const [method, path] = key.split(' ') as [string, string];
       const values = [...HOSTILE_AMOUNTS.map(str), '1e3', '16', '1.5', '9007199254740993', 'null', '[]', '{"value":"1.00"}'];
       for (const v of values) {
         const raw = JSON.stringify(fx.body()).replace(/"amount":"[^"]*"/, `"amount":${v}`);
-        const res = await h.request(method, path, { ...authOf(fx.auth), raw });
+        const res = await h.request(method, fx.params ? fill(path, fx.params()) : path, { ...authOf(fx.auth), raw });
         expect(res.status, `${key} amount ${v}: ${res.text}`).toBe(422);
         expect(res.body.error).toMatchObject({ code: 'validation_failed', param: 'amount' });
       }
@@ -194,7 +196,7 @@ describe('hostile JSON bodies, every route that takes one', () => {
 
   it('refuses integers past 2^53, fractions and exponents in integer fields', async () => {
     const before = await rowCounts(h);
-    const cases: [string, string][] = [['POST /v1/orders', 'chain_id'], ['POST /v1/orders', 'expires_in_seconds'], ['POST /v1/onboarding/merchants', 'reserve_bps'], ['POST /v1/merchants/invitations', 'expires_in_seconds'], ['POST /v1/onboarding/self', 'platform_fee_bps']];
+    const cases: [string, string][] = [['POST /v1/orders', 'chain_id'], ['POST /v1/orders', 'expires_in_seconds'], ['POST /v1/orders', 'capture_within_seconds'], ['POST /v1/onboarding/merchants', 'reserve_bps'], ['POST /v1/merchants/invitations', 'expires_in_seconds'], ['POST /v1/onboarding/self', 'platform_fee_bps']];
     for (const [key, field] of cases) {
       const fx = FIXTURES[key]!;
       const [method, path] = key.split(' ') as [string, string];

@@ -14,6 +14,8 @@ export type PayOrderStruct = {
   platformFee: bigint;
   reserveHold: bigint;
   deadline: bigint;
+  /** 0: paid and split at once; otherwise an authorization the merchant captures before this instant (unix seconds). */
+  captureDeadline: bigint;
 };
 
 export function toPayOrderStruct(eip712: TypedData): PayOrderStruct {
