@@ -14,6 +14,8 @@ export type PayOrderStruct = {
   platformFee: bigint;
   reserveHold: bigint;
   deadline: bigint;
+  /** 0: automatic capture; else the unix second the authorization can be captured until (charge later). */
+  captureDeadline: bigint;
 };
 
 export function toPayOrderStruct(eip712: TypedData): PayOrderStruct {
