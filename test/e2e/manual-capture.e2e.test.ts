@@ -116,7 +116,7 @@ describe('charge later: authorize at checkout, capture or void from the dashboar
     const text = (await notice.textContent())!;
     expect(text).toContain('10.00 USDC');
     expect(text).toContain('charged only when Summit Ski Hire captures');
-    expect(text).toContain('comes back to your wallet automatically');
+    expect(text).toContain('Anything not captured comes back to your wallet automatically');
     // The deadline in the buyer's local time, as the browser formats capture_before.
     const local = await page.evaluate((iso) => new Intl.DateTimeFormat(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(iso)), captureBefore);
     expect(text).toContain(local);

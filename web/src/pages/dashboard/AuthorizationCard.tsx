@@ -1,4 +1,3 @@
-import type { ReactNode } from 'react';
 import { Card, DescriptionList } from '../../components/ui';
 import { captureFigures, VOID_REASON } from '../../lib/capture';
 import { formatDate, formatRemaining } from '../../lib/format';
@@ -26,15 +25,17 @@ export function AuthorizationCard({ order }: { order: Order }) {
     );
   }
   if (figures) {
-    const items: [string, ReactNode][] = [
+    const items: [string, string][] = [
       ['Authorized', `${formatBase(figures.authorized)} USDC`],
       ['Captured', `${formatBase(figures.captured)} USDC`],
       ['Returned to the buyer', `${formatBase(figures.returned)} USDC`],
     ];
-    if (order.state === 'voided' && order.void_reason) items.push(['Why voided', VOID_REASON[order.void_reason]]);
     return (
       <Card title="Authorization" className="authorization-card">
-        <div data-testid="capture-figures"><DescriptionList items={items} /></div>
+        <div data-testid="capture-figures">
+          <DescriptionList items={items} />
+          {order.state === 'voided' && order.void_reason && <p className="card-note void-reason">{VOID_REASON[order.void_reason]}</p>}
+        </div>
       </Card>
     );
   }

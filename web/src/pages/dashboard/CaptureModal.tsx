@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, DescriptionList, Field, Modal } from '../../components/ui';
+import { Alert, Button, Field, Modal } from '../../components/ui';
 import { api } from '../../lib/api';
 import { formatDate } from '../../lib/format';
 import { formatBase, formatHuman } from '../../lib/money';
@@ -55,16 +55,16 @@ export function CaptureModal({ order, onClose, onRequested }: { order: Order; on
         <Field label="Amount to capture" name="amount" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} error={errors.amount ?? (amount.trim() ? local : null)} suffix="USDC" hint="Everything authorized, or less for a partial capture." />
         {preview && (
           <div className="refund-preview" data-testid="capture-preview">
-            <DescriptionList
-              items={[
-                ['Captured', `${formatBase(preview.amount)} USDC`],
-                ['Service fee', `${formatBase(preview.serviceFee)} USDC`],
-                ['Platform fee', `${formatBase(preview.platformFee)} USDC`],
-                ['Merchant, available now', `${formatBase(preview.merchantAvailable)} USDC`],
-                ['Merchant, held in reserve', `${formatBase(preview.reserveHold)} USDC`],
-                ['Back to the buyer', `${formatBase(preview.returned)} USDC`],
-              ]}
-            />
+            <table className="preview-table" aria-label="Split of the capture">
+              <tbody>
+                <PreviewRow label="Service fee" value={preview.serviceFee} />
+                <PreviewRow label="Platform fee" value={preview.platformFee} />
+                <PreviewRow label="Merchant, available now" value={preview.merchantAvailable} />
+                <PreviewRow label="Merchant, held in reserve" value={preview.reserveHold} />
+                <PreviewRow label="Captured" value={preview.amount} total />
+                <PreviewRow label="Back to the buyer" value={preview.returned} total />
+              </tbody>
+            </table>
             <p className="muted preview-note">
               {preview.returned === 0n
                 ? 'The split signed when the buyer authorized.'
@@ -81,5 +81,14 @@ export function CaptureModal({ order, onClose, onRequested }: { order: Order; on
         </div>
       </form>
     </Modal>
+  );
+}
+
+function PreviewRow({ label, value, total = false }: { label: string; value: bigint; total?: boolean }) {
+  return (
+    <tr className={total ? 'preview-total' : undefined}>
+      <th scope="row">{label}</th>
+      <td className="num">{formatBase(value)} USDC</td>
+    </tr>
   );
 }

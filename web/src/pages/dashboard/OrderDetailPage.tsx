@@ -87,7 +87,7 @@ export function OrderDetailPage({ id }: { id: string }) {
               ...(o.reserve_remaining !== undefined ? [['Reserve held', `${formatBase(o.reserve_remaining)} USDC`] as [string, string]] : []),
               ['Created', formatDate(o.created_at)],
               ['Pay before', formatDate(o.deadline_at)],
-              [manual ? 'Captured' : 'Confirmed', formatDate(o.confirmed_at)],
+              [manual ? 'Captured at' : 'Confirmed', formatDate(o.confirmed_at)],
               ['Paid by', o.paid_by ? <Hash key="pb" value={o.paid_by} /> : '—'],
               ['Transaction', o.tx_hash ? <Hash key="tx" value={o.tx_hash} head={10} tail={8} /> : '—'],
               ...(o.payer_address ? [['Reserved for', <Hash key="pa" value={o.payer_address} />] as [string, ReactNode]] : []),
@@ -97,7 +97,7 @@ export function OrderDetailPage({ id }: { id: string }) {
           />
         </Card>
       </div>
-      <Card title="Refunds" padded={false}>
+      {o.state !== 'authorized' && o.state !== 'voided' && <Card title="Refunds" padded={false}>
         {refunds.isError ? (
           <div className="card-body"><Alert tone="error">{refunds.error.message}</Alert></div>
         ) : (refunds.data?.data.length ?? 0) === 0 ? (
@@ -121,7 +121,7 @@ export function OrderDetailPage({ id }: { id: string }) {
             </tbody>
           </table></div>
         )}
-      </Card>
+      </Card>}
       {o.metadata && Object.keys(o.metadata).length > 0 && (
         <Card title="Metadata">
           <pre className="code-block">{JSON.stringify(o.metadata, null, 2)}</pre>
