@@ -15,7 +15,7 @@ import { Pager, usePaged } from './paging';
 export function BalanceFigures({ b }: { b: BalanceTotals }) {
   const items: [string, string, string?][] = [
     ['Reserve held', b.reserve_held, 'Held by the router for your merchants'],
-    ['Authorized, not captured', b.authorized_not_captured, 'Held by the router until you capture or void'],
+    ['Authorized, not captured', b.authorized, 'Held by the router until you capture or void'],
     ['Releasable now', b.reserve_releasable, b.next_release_at ? `Next release ${formatDate(b.next_release_at)}` : 'Nothing else held'],
     ['Released', b.released, 'Sent to merchant wallets'],
     ['Refunded from reserve', b.refunded_from_reserve],

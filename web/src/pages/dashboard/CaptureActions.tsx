@@ -6,22 +6,23 @@ import { formatHuman } from '../../lib/money';
 import { useNow } from '../../lib/useNow';
 import type { Order } from '../../lib/types';
 import { CaptureModal } from './CaptureModal';
-import { nextKey, type CaptureRequest } from './capture-request';
+import { captureRequest, nextKey, type CaptureRequest } from './capture-request';
 
 /**
  * The page-head actions of an authorized order: Capture… and Void, or what was requested while the
  * transaction is on its way, or why neither is possible any more (the capture deadline is chain time; the
  * router refuses a capture from then on and the buyer may reclaim).
  */
-export function CaptureActions({ order, requested, onRequested }: { order: Order; requested: CaptureRequest | null; onRequested: (r: CaptureRequest) => void }) {
+export function CaptureActions({ order }: { order: Order }) {
   const [open, setOpen] = useState<CaptureRequest | null>(null);
   const now = useNow(5_000);
   const expired = order.capture_before !== null && new Date(order.capture_before).getTime() <= now;
+  const requested = captureRequest(order);
   if (requested) {
     return (
       <span className="request-note" role="status" data-testid="capture-requested">
         <span className="spinner spinner-dark" aria-hidden="true" />
-        {requested === 'capture' ? 'Capture requested…' : 'Void requested…'}
+        {requested === 'capture' ? 'Capture requested…' : expired ? 'Deadline passed, returning the funds to the buyer…' : 'Void requested…'}
       </span>
     );
   }
@@ -29,13 +30,13 @@ export function CaptureActions({ order, requested, onRequested }: { order: Order
     <>
       {!expired && <Button variant="primary" onClick={() => setOpen('capture')}>Capture…</Button>}
       <Button variant="danger" onClick={() => setOpen('void')}>Void</Button>
-      {open === 'capture' && <CaptureModal order={order} onClose={() => setOpen(null)} onRequested={() => onRequested('capture')} />}
-      {open === 'void' && <VoidDialog order={order} onClose={() => setOpen(null)} onRequested={() => onRequested('void')} />}
+      {open === 'capture' && <CaptureModal order={order} onClose={() => setOpen(null)} />}
+      {open === 'void' && <VoidDialog order={order} onClose={() => setOpen(null)} />}
     </>
   );
 }
 
-function VoidDialog({ order, onClose, onRequested }: { order: Order; onClose: () => void; onRequested: () => void }) {
+function VoidDialog({ order, onClose }: { order: Order; onClose: () => void }) {
   const qc = useQueryClient();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -47,7 +48,6 @@ function VoidDialog({ order, onClose, onRequested }: { order: Order; onClose: ()
       const updated = await api.post<Order>(`/v1/orders/${encodeURIComponent(order.id)}/void`, {}, { idempotencyKey: key });
       qc.setQueryData(['order', order.id], updated);
       await qc.invalidateQueries({ queryKey: ['orders'] });
-      onRequested();
       onClose();
     } catch (err) {
       setKey((k) => nextKey(k, err));

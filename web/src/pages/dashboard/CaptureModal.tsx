@@ -13,7 +13,7 @@ import { paramError, type Errors } from './forms';
  * Capture all or part of an authorization (one capture per order). The amount starts at everything
  * authorized; the preview splits it as the router will, and shows what goes back to the buyer.
  */
-export function CaptureModal({ order, onClose, onRequested }: { order: Order; onClose: () => void; onRequested: () => void }) {
+export function CaptureModal({ order, onClose }: { order: Order; onClose: () => void }) {
   const qc = useQueryClient();
   const [amount, setAmount] = useState(order.amount_authorized);
   const [errors, setErrors] = useState<Errors>({});
@@ -34,7 +34,6 @@ export function CaptureModal({ order, onClose, onRequested }: { order: Order; on
       const updated = await api.post<Order>(`/v1/orders/${encodeURIComponent(order.id)}/capture`, body, { idempotencyKey: key });
       qc.setQueryData(['order', order.id], updated);
       await qc.invalidateQueries({ queryKey: ['orders'] });
-      onRequested();
       onClose();
     } catch (err) {
       setKey((k) => nextKey(k, err));

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Alert, Badge, Button, Card, ChainName, DescriptionList, Hash, Link, Spinner } from '../../components/ui';
 import { api, ApiError } from '../../lib/api';
 import { formatDate } from '../../lib/format';
@@ -9,7 +9,7 @@ import { useTitle } from '../../lib/router';
 import { type List, type Order, type Refund } from '../../lib/types';
 import { AuthorizationCard } from './AuthorizationCard';
 import { CaptureActions } from './CaptureActions';
-import { useCaptureRequest } from './capture-request';
+import { captureRequest } from './capture-request';
 import { RefundActions } from './RefundActions';
 import { RefundModal } from './RefundModal';
 import { SplitBar } from './SplitBar';
@@ -23,12 +23,14 @@ export function OrderDetailPage({ id }: { id: string }) {
     queryKey: ['order', id],
     queryFn: () => api.get<Order>(`/v1/orders/${encodeURIComponent(id)}`),
     // Unpaid and authorized orders move on chain (paid; captured, voided or reclaimed): follow them live,
-    // every 2 s while a capture or void this tab requested is on its way.
-    refetchInterval: (q) => (q.state.data?.state === 'pending_payment' ? 4_000 : q.state.data?.state === 'authorized' ? (requesting.current ? 2_000 : 10_000) : false),
+    // every 2 s while a requested capture or void is on its way.
+    refetchInterval: (q) => {
+      const o = q.state.data;
+      if (o?.state === 'pending_payment') return 4_000;
+      if (o?.state === 'authorized') return captureRequest(o) ? 2_000 : 10_000;
+      return false;
+    },
   });
-  const capture = useCaptureRequest(id, order.data?.state);
-  const requesting = useRef(false);
-  requesting.current = capture.requested !== null;
   const refunds = useQuery({
     queryKey: ['refunds', 'order', id],
     queryFn: () => api.get<List<Refund>>('/v1/refunds', { order_id: id, limit: 100 }),
@@ -66,7 +68,7 @@ export function OrderDetailPage({ id }: { id: string }) {
         </div>
         <div className="page-actions">
           {canRefund && <Button variant="danger" onClick={() => setRefunding(true)}>Refund</Button>}
-          {o.state === 'authorized' && <CaptureActions order={o} requested={capture.requested} onRequested={capture.mark} />}
+          {o.state === 'authorized' && <CaptureActions order={o} />}
         </div>
       </div>
       {manual && o.state !== 'voided' && <AuthorizationCard order={o} />}

@@ -1,33 +1,17 @@
-import { useEffect, useState } from 'react';
 import { ApiError } from '../../lib/api';
+import type { Order } from '../../lib/types';
 
 export type CaptureRequest = 'capture' | 'void';
 
-const key = (orderId: string) => `trisettle.capture.${orderId}`;
-
 /**
- * A capture or void the service accepted (202) but has not confirmed on chain yet: the order stays
- * `authorized` until the transaction is mined at depth. Remembered for this tab (a reload keeps saying
- * "requested") and forgotten as soon as the order leaves `authorized`.
+ * A capture or void the service accepted (202) and is taking to the chain: the order stays `authorized`
+ * until the transaction is mined at depth. The service says so on the order (a failed capture clears
+ * `capture_requested_at` again), so every tab and a reload agree.
  */
-export function useCaptureRequest(orderId: string, state: string | undefined) {
-  const [requested, setRequested] = useState<CaptureRequest | null>(() => read(orderId));
-  useEffect(() => {
-    if (state && state !== 'authorized' && requested) {
-      sessionStorage.removeItem(key(orderId));
-      setRequested(null);
-    }
-  }, [state, requested, orderId]);
-  const mark = (r: CaptureRequest) => {
-    sessionStorage.setItem(key(orderId), r);
-    setRequested(r);
-  };
-  return { requested: state === 'authorized' ? requested : null, mark };
-}
-
-function read(orderId: string): CaptureRequest | null {
-  const v = typeof sessionStorage === 'undefined' ? null : sessionStorage.getItem(key(orderId));
-  return v === 'capture' || v === 'void' ? v : null;
+export function captureRequest(o: Pick<Order, 'state' | 'capture_requested_at' | 'void_requested_at'>): CaptureRequest | null {
+  if (o.state !== 'authorized') return null;
+  if (o.void_requested_at) return 'void';
+  return o.capture_requested_at ? 'capture' : null;
 }
 
 /**

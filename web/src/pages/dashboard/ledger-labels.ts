@@ -5,7 +5,8 @@ import { humanize } from '../../lib/format';
  * charge-later legs say where the money went.
  */
 const LABELS: Record<string, string> = {
-  capture_return: 'Not captured, returned to the buyer',
+  authorization_hold: 'Authorized, held by the router',
+  authorization_return: 'Not captured, returned to the buyer',
   authorization_void: 'Authorization voided, returned to the buyer',
   authorization_reclaim: 'Authorization reclaimed by the buyer',
 };
