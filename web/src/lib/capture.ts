@@ -34,7 +34,7 @@ export function chargedAmount(o: CaptureFields): string {
 export const VOID_REASON: Record<NonNullable<Order['void_reason']>, string> = {
   requested: 'Voided from the dashboard or the API before any capture. The whole authorization went back to the buyer.',
   authorization_expired: 'Not captured before the capture deadline. Trisettle returned the whole authorization to the buyer.',
-  reclaimed_by_payer: 'Not captured before the capture deadline. The buyer reclaimed the whole authorization from the payment router.',
+  reclaimed_by_payer: 'Not captured before the capture deadline. The whole authorization was reclaimed from the payment router and went back to the buyer.',
 };
 
 function baseOf(human: string | null | undefined): bigint {
