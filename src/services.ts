@@ -28,6 +28,7 @@ import { createRelay, createTokenDomains } from './modules/relay/index.js';
 import { applyPayOrderCancelledWith, orderCancelOutcomeHandler } from './modules/order-cancellation/apply.js';
 import { requestOrderCancel } from './modules/order-cancellation/request.js';
 import { createBalanceService } from './modules/balance/index.js';
+import { createAuthorizationsService } from './modules/authorizations/index.js';
 import { createExportsService } from './modules/exports/index.js';
 
 export type ServiceDeps = {
@@ -82,12 +83,20 @@ export function createServices(deps: ServiceDeps) {
   // Gasless payment: the relayer's transactions go through the same outbox (key 'relayer', purpose 'relay').
   const relay = createRelay({ db, config, chains, tokenDomains: createTokenDomains(), wake: () => operatorTxs.poke('relayer'), logger });
   operatorTxs.register('relay', relay.onOutcome);
+  // Charge later: capture and void requests go out through the same outbox (purposes 'capture', 'authorization_void').
+  const authorizations = createAuthorizationsService({ db, chains, clock, logger, wake: () => operatorTxs.poke('operator') });
+  operatorTxs.register('capture', authorizations.outcomeHandlers.capture);
+  operatorTxs.register('authorization_void', authorizations.outcomeHandlers.authorization_void);
   const checkout = createCheckoutService({ db, config, chains, orders, gaslessOf: relay.gasless, cache: publicSessions });
   const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel({ db, router, logger, clock }, id, reason) };
   const metrics = deps.metrics ?? createMetrics();
   // Every router event reaches the module that owns it the same way: one table, fixed here (indexer/handlers.ts).
   const chainEvents: ChainEventHandlers = {
     OrderPaid: (tx, events) => orders.applyPaidMany(tx, events),
+    OrderAuthorized: (tx, e) => orders.applyAuthorized(tx, e),
+    OrderCaptured: (tx, e) => orders.applyCaptured(tx, e),
+    AuthorizationVoided: (tx, e) => orders.applyAuthorizationEnded(tx, e),
+    AuthorizationReclaimed: (tx, e) => orders.applyAuthorizationEnded(tx, e),
     Refunded: (tx, e) => refunds.applyRefunded(tx, e),
     ReserveReleased: (tx, e) => settlements.applyReserveReleased(tx, e),
     ReserveReleaseFailed: (tx, e) => settlements.applyReserveReleaseFailed(tx, e),
@@ -124,6 +133,7 @@ export function createServices(deps: ServiceDeps) {
     invitations,
     orders,
     orderTransitions,
+    authorizations,
     checkout,
     publicSessions,
     refunds,

@@ -25,11 +25,13 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
   };
   workers.push(every('idempotency-purge', 60 * 60 * 1000, () => services.idempotency.purgeExpired()));
   // Expiry sweeper: pending orders (and their sessions) whose deadline the indexed chain has passed,
-  // pending invitations past expiry.
+  // authorizations whose capture window it has passed (voided), pending invitations past expiry.
   workers.push(every('expiry-sweeper', 5_000, async () => {
     for (const rt of services.chains.list()) {
       await sweepExpiredOrders(services, rt.chainId).catch((err) =>
         services.logger.warn({ chain_id: rt.chainId, err: describeError(err) }, 'order expiry pass failed'));
+      await sweepExpiredAuthorizations(services, rt.chainId).catch((err) =>
+        services.logger.warn({ chain_id: rt.chainId, err: describeError(err) }, 'authorization expiry pass failed'));
     }
     await services.invitations.expireDue();
   }));
@@ -65,4 +67,14 @@ export async function sweepExpiredOrders(services: Services, chainId: number) {
   const until = await indexerRepo.indexedUntil(services.database.db, chainId);
   if (!until) return;
   while ((await services.orders.expireDue(chainId, until.time)) > 0);
+}
+
+/**
+ * Voids the chain's authorizations whose capture_before the indexed chain time has reached (no capture can land
+ * any more): voidAuthorization queued once per order. Never against the wall clock.
+ */
+export async function sweepExpiredAuthorizations(services: Services, chainId: number) {
+  const until = await indexerRepo.indexedUntil(services.database.db, chainId);
+  if (!until) return;
+  while ((await services.authorizations.voidExpired(chainId, until.time)) > 0);
 }

@@ -28,7 +28,7 @@ export async function benchOrderRow(ctx: OrderContext, id: string, sign: PaySign
     orderId: toBytes32Id(id), token: ctx.usdc, amount, payer: zeroAddress,
     merchant: ctx.merchant.merchant_wallet as Address, platform: ctx.platform.platform_wallet as Address,
     serviceFee: split.serviceFee, platformFee: split.platformFee, reserveHold: split.reserveHold,
-    deadline: BigInt(Math.floor(deadline.getTime() / 1000)),
+    deadline: BigInt(Math.floor(deadline.getTime() / 1000)), captureDeadline: 0n,
   };
   const signature = await sign(message);
   return {

@@ -57,7 +57,7 @@ async function prepareOrders(s: Setup, n: number): Promise<Prepared[]> {
   const deadline = new Date(Date.now() + 6 * 3600_000);
   for (let i = 0; i < n; i++) {
     rows.push(await s.h.services.orders.prepare({ platformId: s.platformId, uncheckedKeyId: null }, {
-      merchantExternalId: 'm_bench', orderNo: `ix_${i}`, chainId: 84532, amount: '1.00', metadata: { i }, deadline, payer: null, checkoutSessionId: null,
+      merchantExternalId: 'm_bench', orderNo: `ix_${i}`, chainId: 84532, amount: '1.00', metadata: { i }, deadline, payer: null, checkoutSessionId: null, captureBefore: null,
     }) as unknown as Prepared);
   }
   return rows;

@@ -13,7 +13,7 @@ const message = (i: number): PayOrderMessage => ({
   orderId: toBytes32Id(`ord_bench_${i}`), token: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512', amount: 25_000_000n,
   payer: '0x0000000000000000000000000000000000000000', merchant: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
   platform: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', serviceFee: 250_000n, platformFee: 1_250_000n, reserveHold: 2_350_000n,
-  deadline: 1_900_000_000n,
+  deadline: 1_900_000_000n, captureDeadline: 0n,
 });
 
 export async function benchSign(seconds: number) {

@@ -4,6 +4,9 @@ pragma solidity 0.8.30;
 /// @title Trisettle PaymentRouter interface
 /// @notice Splits a buyer's stablecoin payment between the service, a platform and a merchant in the
 ///         paying transaction, and holds the merchant's reserve until it is refunded or released.
+///      A PayOrder with a captureDeadline is an authorization instead: the router holds the whole amount until
+///      the operator captures all or part of it (split inside the window the signed split allows, the rest
+///      back to the payer) or voids it, or, from captureDeadline on, anyone returns it to the payer (reclaim).
 /// @dev Every payment and refund is authorised by an EIP-712 message signed by a service signer over the
 ///      domain {name: "Trisettle PaymentRouter", version: "1", chainId, verifyingContract}, so a signature
 ///      is bound to one chain and one router. Replay is prevented by the ids (orderId, refundId, batchId),
@@ -22,6 +25,7 @@ interface IPaymentRouter {
         uint256 platformFee; // to the platform
         uint256 reserveHold; // kept in the router against this order
         uint256 deadline; // unix seconds; last second at which payment is accepted
+        uint256 captureDeadline; // 0 = paid and split at once; else an authorization, capturable while now < this
     }
 
     /// @notice A refund the service authorised. Paid from the order's reserve first, the rest from the submitter.
@@ -33,7 +37,9 @@ interface IPaymentRouter {
         uint256 deadline;
     }
 
-    /// @notice What the router remembers about a paid order.
+    /// @notice What the router remembers about a paid or authorized order. An authorization has amount 0,
+    ///         reserve 0 and `authorized` = the amount held; capture sets amount (the captured part) and reserve
+    ///         and zeroes `authorized`; void and reclaim zero it and leave amount 0.
     struct Order {
         address token;
         bool paid;
@@ -43,6 +49,8 @@ interface IPaymentRouter {
         uint256 reserve; // still held by the router for this order
         uint256 refunded; // total refunded so far, from reserve and from submitters
         uint256 releaseAfter; // unix seconds: settleBatch may release the reserve from this time on (hold at payment)
+        uint256 authorized; // held for this order until captured, voided or reclaimed
+        uint256 captureDeadline; // the signed captureDeadline (0 for an order paid at once)
     }
 
     event OrderPaid(
@@ -76,6 +84,23 @@ interface IPaymentRouter {
     event RefundCancelled(bytes32 indexed refundId);
     /// @notice Tokens the router held beyond the reserves it owes (e.g. sent to it directly) were moved out.
     event ExcessRecovered(address indexed token, address indexed to, uint256 amount);
+    /// @notice The payer's `amount` is held by the router until capture, void or reclaim; nobody was paid.
+    event OrderAuthorized(
+        bytes32 indexed orderId,
+        address indexed payer,
+        address indexed merchant,
+        address token,
+        uint256 amount,
+        address platform,
+        uint256 captureDeadline
+    );
+    /// @notice `captured` of the `authorized` amount was split (an OrderPaid for it follows in the same
+    ///         transaction); `returned` = authorized - captured went back to the payer.
+    event OrderCaptured(bytes32 indexed orderId, uint256 authorized, uint256 captured, uint256 returned);
+    /// @notice The operator released an authorization: the whole amount went back to the payer.
+    event AuthorizationVoided(bytes32 indexed orderId, address indexed payer, uint256 amount);
+    /// @notice The capture deadline passed and someone returned the whole authorized amount to the payer.
+    event AuthorizationReclaimed(bytes32 indexed orderId, address indexed payer, uint256 amount);
     event ReserveHoldUpdated(uint256 previousSeconds, uint256 newSeconds);
     event SignerUpdated(address indexed signer, bool authorised);
     event OperatorUpdated(address indexed previousOperator, address indexed newOperator);
@@ -109,7 +134,31 @@ interface IPaymentRouter {
     /// @notice The ERC-3009 authorization stays valid after the order's deadline (validBefore > deadline + 1).
     error AuthorizationOutlivesOrder(uint256 validBefore, uint256 deadline);
 
-    /// @notice Pay an order: pulls `order.amount` from msg.sender (approval needed) and splits it.
+    /// @notice An authorization's captureDeadline is not in the future or lies more than
+    ///         MAX_AUTHORIZATION_PERIOD after the authorizing block.
+    error CaptureDeadlineInvalid(uint256 captureDeadline, uint256 nowTs);
+    /// @notice The order holds no authorization (never authorized, paid at once, or already captured, voided or
+    ///         reclaimed).
+    error NotAuthorized(bytes32 orderId);
+    /// @notice The PayOrder given to capture is not the one that was authorized (hashPayOrder differs).
+    error AuthorizationMismatch(bytes32 orderId);
+    /// @notice Capture at or after the capture deadline.
+    error CaptureExpired(uint256 captureDeadline, uint256 nowTs);
+    error CaptureExceedsAuthorized(uint256 amount, uint256 authorized);
+    /// @notice A leg of the captured amount's split lies outside the window the signed split allows, or the
+    ///         legs add up to more than the captured amount.
+    error CaptureSplitOutOfBounds(uint256 amount, uint256 serviceFee, uint256 platformFee, uint256 reserveHold);
+    /// @notice Reclaim before the capture deadline.
+    error CaptureNotExpired(uint256 captureDeadline, uint256 nowTs);
+    /// @notice A refund of an order whose authorization was not captured (void it instead).
+    error NotCaptured(bytes32 orderId);
+
+    /// @notice Pay an order: pulls `order.amount` from msg.sender (approval needed) and splits it; with a
+    ///         non-zero `order.captureDeadline` it authorizes instead: the router holds the amount, pays nobody,
+    ///         and emits OrderAuthorized (no OrderPaid). Same for {payOrderWithPermit} and
+    ///         {payOrderWithAuthorization}.
+    /// @dev An authorization also needs block.timestamp < captureDeadline <= block.timestamp +
+    ///      MAX_AUTHORIZATION_PERIOD, checked after every other order check (CaptureDeadlineInvalid).
     /// @param signature 65-byte r‖s‖v signature of a service signer over the PayOrder typed data.
     function payOrder(PayOrder calldata order, bytes calldata signature) external;
 
@@ -159,8 +208,38 @@ interface IPaymentRouter {
         bytes calldata authorization
     ) external;
 
+    /// @notice Capture `amount` of an authorization (operator only, not while paused): split it serviceFee to
+    ///         the treasury, platformFee to the platform, amount - fees - reserveHold to the merchant, reserveHold
+    ///         kept as the order's reserve (its hold runs from now), and return authorized - amount to the payer.
+    ///         Emits OrderCaptured, then OrderPaid for the captured amount.
+    /// @dev `order` must be the PayOrder that was authorized (its digest is stored), and block.timestamp <
+    ///      captureDeadline. Each leg must lie in the window the signed full-amount split allows: with
+    ///      A = authorized, c = amount, f_A the signed fee and f_c the given one, ⌊c·f_A/A⌋ <= f_c and
+    ///      f_c·A < c·(f_A + 1) for serviceFee and platformFee; the same for reserveHold over the merchant's
+    ///      gross g = amount - serviceFee - platformFee (g_A from the signed split), where g_A == 0 allows any
+    ///      reserve up to g_c and g_c == 0 allows only 0. The service's off-chain split ⌊c·bps/10000⌋ always
+    ///      lies inside; at c = A the window is the signed split exactly. So the operator key alone moves at
+    ///      most about one base unit per leg, and only between the parties the service signed.
+    /// @param order The authorized PayOrder, field for field.
+    /// @param amount Captured part, 0 < amount <= authorized.
+    function capture(
+        PayOrder calldata order,
+        uint256 amount,
+        uint256 serviceFee,
+        uint256 platformFee,
+        uint256 reserveHold
+    ) external;
+
+    /// @notice Return a whole authorization to its payer (operator only, at any time, also while paused).
+    function voidAuthorization(bytes32 orderId) external;
+
+    /// @notice Return a whole authorization to its payer once block.timestamp >= captureDeadline. Anyone may call
+    ///         it, also while paused; the money only ever goes to the recorded payer.
+    function reclaim(bytes32 orderId) external;
+
     /// @notice Refund part or all of a paid order; anyone may submit a signed refund, and only the part the
     ///         order's reserve cannot cover is pulled from the submitter (approval needed for that part).
+    ///         A captured authorization refunds up to the captured amount; one still held reverts NotCaptured.
     function refund(RefundOrder calldata refundOrder, bytes calldata signature) external;
 
     /// @notice Release the remaining reserve of each order to its merchant. Operator only, at most
@@ -178,7 +257,8 @@ interface IPaymentRouter {
     ///         RefundAlreadyUsed if it was executed or cancelled before.
     function cancelRefund(bytes32 refundId) external;
 
-    /// @notice Move out what the router holds of `token` beyond the reserves it owes (owner only).
+    /// @notice Move out what the router holds of `token` beyond the reserves and authorizations it owes
+    ///         (balance - reserved - held; owner only).
     function recoverExcess(address token, address to) external;
 
     /// @notice Hold applied to reserves of orders paid from now on (owner only); orders keep the hold they were paid under.
@@ -199,6 +279,11 @@ interface IPaymentRouter {
     function orderCancelled(bytes32 orderId) external view returns (bool);
     /// @notice Σ reserves the router owes in `token`; its balance of `token` is never below this.
     function reserved(address token) external view returns (uint256);
+    /// @notice Σ authorized amounts not yet captured, voided or reclaimed in `token`; the router's balance of
+    ///         `token` is never below reserved + held.
+    function held(address token) external view returns (uint256);
+    /// @notice hashPayOrder of the PayOrder that authorized `orderId` (kept after capture, void or reclaim).
+    function authorizationDigest(bytes32 orderId) external view returns (bytes32);
     function reserveHoldSeconds() external view returns (uint256);
     function batchSettled(bytes32 batchId) external view returns (bool);
     function operator() external view returns (address);

@@ -11,7 +11,7 @@ import {IPaymentRouter} from "./IPaymentRouter.sol";
 abstract contract RouterSignatures is IPaymentRouter, EIP712 {
     bytes32 public constant PAY_ORDER_TYPEHASH = keccak256(
         "PayOrder(bytes32 orderId,address token,uint256 amount,address payer,address merchant,address platform,"
-        "uint256 serviceFee,uint256 platformFee,uint256 reserveHold,uint256 deadline)"
+        "uint256 serviceFee,uint256 platformFee,uint256 reserveHold,uint256 deadline,uint256 captureDeadline)"
     );
     bytes32 public constant REFUND_ORDER_TYPEHASH =
         keccak256("RefundOrder(bytes32 orderId,bytes32 refundId,address to,uint256 amount,uint256 deadline)");

@@ -2,7 +2,7 @@ import { Core, segment, type RequestOptions, type TrisettleOptions } from './cor
 import type { ListResult } from './pagination.js';
 import type {
   ApiKey, CheckoutSession, CompleteInvitationParams, CompleteInvitationResponse, CreateCheckoutSessionParams, CreateInvitationParams,
-  CreateMerchantParams, CreateOrderParams, CreateRefundParams, CreateWebhookEndpointParams, DeletedWebhookEndpoint, Event, Health,
+  CaptureOrderParams, CreateMerchantParams, CreateOrderParams, CreateRefundParams, CreateWebhookEndpointParams, DeletedWebhookEndpoint, Event, Health,
   ListDeliveriesParams, ListEventsParams, ListMerchantsParams, ListOrdersParams, ListRefundsParams, ListSettlementsParams,
   ListWebhookEndpointsParams, Me, Merchant, MerchantInvitation, Order, OrderSummary, PublicCheckoutSession, PublicInvitation,
   GaslessUsage, Relay, RelayParams,
@@ -52,6 +52,17 @@ class Orders {
   }
   retrieve(id: string, o?: RequestOptions) {
     return this.core.request<Order>('GET', `/v1/orders/${segment(id)}`, o);
+  }
+  /**
+   * Charge later (capture_method "manual"): captures an authorized order, all of it or `amount`; the rest goes back
+   * to the payer in the same transaction. 202: the order, still authorized; order.confirmed follows on chain.
+   */
+  capture(id: string, params: CaptureOrderParams = {}, o?: RequestOptions) {
+    return this.core.request<Order>('POST', `/v1/orders/${segment(id)}/capture`, { ...o, body: params });
+  }
+  /** Charge later: gives an authorized order's money back to the payer. 202: the order; order.voided follows on chain. */
+  void(id: string, o?: RequestOptions) {
+    return this.core.request<Order>('POST', `/v1/orders/${segment(id)}/void`, o);
   }
   /** The order's latest gasless relay (state, tx_hash, error, gas_cost_wei); 404 when it has none. */
   retrieveRelay(id: string, o?: RequestOptions) {

@@ -64,6 +64,8 @@ export type CreateInvitationParams = BodyOf<'/v1/merchants/invitations', 'post'>
 export type RetrieveInvitationParams = QueryOf<'/v1/merchants/invitations/{token}', 'get'>;
 export type CompleteInvitationParams = BodyOf<'/v1/merchants/invitations/{token}/complete', 'post'>;
 export type CreateOrderParams = BodyOf<'/v1/orders', 'post'>;
+/** Charge later: `amount` (human units) to capture of an authorized order; all of it when omitted. */
+export type CaptureOrderParams = Schemas['CaptureOrderRequest'];
 /** A buyer's signed ReceiveWithAuthorization, relayed by the service (gasless payment). */
 export type RelayParams = BodyOf<'/v1/orders/{id}/relay', 'post'>;
 export type ListOrdersParams = QueryOf<'/v1/orders', 'get'>;

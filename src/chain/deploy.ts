@@ -3,7 +3,7 @@
  * Transactions from one account may be sent back to back with explicit nonces so a
  * devnet with 1-second blocks is set up in a couple of blocks rather than one block per transaction.
  */
-import { getAddress, type Address, type Hash } from 'viem';
+import { getAddress, type Address, type Hash, type Hex } from 'viem';
 import { paymentRouterAbi, paymentRouterBytecode } from './artifacts/PaymentRouter.js';
 import { awaitAll, sendCircleUsdcDeployment, sendCircleUsdcMints, type CircleRoles } from './circle-usdc.js';
 import type { ChainPublicClient, ChainWalletClient } from './clients.js';
@@ -65,4 +65,16 @@ export async function deployDevStack(
   await awaitAll(p.publicClient, sent.hashes, 'USDC deployment');
   await awaitAll(p.publicClient, mints, 'USDC mint');
   return { usdc: sent.usdc, router };
+}
+
+/**
+ * Whether deployed runtime `code` was compiled from the same sources and settings as creation `bytecode`: solc ends
+ * both with the same CBOR metadata (the IPFS hash of the metadata, which covers every source file and setting;
+ * its length in the last two bytes). Immutables (the EIP-712 domain's cached values) differ per deployment and are
+ * not compared.
+ */
+export function runsArtifact(code: Hex, bytecode: Hex): boolean {
+  const trailer = bytecode.length >= 6 ? (parseInt(bytecode.slice(-4), 16) + 2) * 2 : 0;
+  if (trailer <= 4 || trailer > bytecode.length - 2) return false;
+  return code.toLowerCase().endsWith(bytecode.slice(-trailer).toLowerCase());
 }

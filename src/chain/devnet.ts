@@ -9,10 +9,10 @@ import path from 'node:path';
 import { getAddress, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { startAnvil, type AnvilHandle } from './anvil.js';
-import { paymentRouterAbi } from './artifacts/PaymentRouter.js';
+import { paymentRouterAbi, paymentRouterBytecode } from './artifacts/PaymentRouter.js';
 import { DEVNET_CHAIN_ID, makeAnvilClient, makePublicClient, makeWalletClient, type ChainPublicClient } from './clients.js';
 import { isCircleUsdc } from './circle-usdc.js';
-import { deployDevStack } from './deploy.js';
+import { deployDevStack, runsArtifact } from './deploy.js';
 import { ROUTER_DOMAIN_NAME } from './eip712.js';
 
 /** Shape of `${dataDir}/devnet.json`. */
@@ -122,14 +122,17 @@ async function startAnvilKeepingData(statePath: string, port: number, log: Devne
 /** Why a previous devnet.json cannot be reused on this chain, or null if it can. */
 async function whyUnusable(client: ChainPublicClient, prev: DevnetInfo, signer: Address): Promise<string | null> {
   if (prev.chain_id !== DEVNET_CHAIN_ID) return `chain id ${prev.chain_id}`;
+  const codes: Record<string, Hex | undefined> = {};
   for (const [what, addr] of [['router', prev.router], ['usdc', prev.usdc]] as const) {
-    const code = await client.getCode({ address: addr });
+    const code = (codes[what] = await client.getCode({ address: addr }));
     if (!code || code === '0x') return `no ${what} code at ${addr}`;
   }
   // A devnet made before the switch to Circle's USDC holds a TestUSDC there: redeploy everything.
   if (!(await isCircleUsdc(client, prev.usdc))) return `the USDC at ${prev.usdc} is not Circle's FiatToken (an older devnet's TestUSDC)`;
   const [, name] = await client.readContract({ address: prev.router, abi: paymentRouterAbi, functionName: 'eip712Domain' });
   if (name !== ROUTER_DOMAIN_NAME) return `contract at ${prev.router} is not a PaymentRouter`;
+  // A router deployed from older sources (e.g. before PayOrder.captureDeadline) cannot verify what the service signs now.
+  if (!runsArtifact(codes.router!, paymentRouterBytecode)) return `the router at ${prev.router} runs other bytecode than src/chain/artifacts/PaymentRouter.ts (compiler metadata differs: deployed from older sources)`;
   const ok = await client.readContract({ address: prev.router, abi: paymentRouterAbi, functionName: 'isSigner', args: [signer] });
   return ok ? null : 'router does not know the devnet signer';
 }

@@ -27,6 +27,7 @@ export const payOrderTypes = {
     { name: 'platformFee', type: 'uint256' },
     { name: 'reserveHold', type: 'uint256' },
     { name: 'deadline', type: 'uint256' },
+    { name: 'captureDeadline', type: 'uint256' },
   ],
 } as const;
 
@@ -51,6 +52,8 @@ export type PayOrderMessage = {
   platformFee: bigint;
   reserveHold: bigint;
   deadline: bigint; // unix seconds
+  /** 0: captured when paid (automatic). Otherwise the payment is an authorization, capturable before this instant (unix seconds). */
+  captureDeadline: bigint;
 };
 
 export type RefundOrderMessage = { orderId: Hex; refundId: Hex; to: Address; amount: bigint; deadline: bigint };
@@ -182,6 +185,8 @@ export function payOrderFromJson(json: Pick<PayOrderJson, 'message'>): PayOrderM
     platformFee: BigInt(m.platformFee),
     reserveHold: BigInt(m.reserveHold),
     deadline: BigInt(m.deadline),
+    // Orders stored before captureDeadline existed lack it (they were signed for an older router's type).
+    captureDeadline: BigInt(m.captureDeadline ?? 0),
   };
 }
 

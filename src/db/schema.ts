@@ -121,7 +121,27 @@ export interface OrdersTable {
   expired_at: NullableTimestamp;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  // Charge later (migration 024).
+  capture_method: Generated<CaptureMethod>;
+  capture_before: NullableTimestamp;
+  amount_authorized: ColumnType<bigint, bigint | undefined, bigint | string>;
+  amount_captured: ColumnType<bigint, bigint | undefined, bigint | string>;
+  authorized_at: NullableTimestamp;
+  authorization_tx_hash: string | null;
+  capture_requested_at: NullableTimestamp;
+  capture_requested_amount: ColumnType<bigint | null, bigint | null | undefined, bigint | string | null>;
+  capture_attempts: Generated<number>;
+  void_requested_at: NullableTimestamp;
+  void_requested_reason: VoidRequestReason | null;
+  void_reason: VoidReason | null;
+  voided_at: NullableTimestamp;
+  void_tx_hash: string | null;
 }
+
+export type CaptureMethod = 'automatic' | 'manual';
+export type VoidRequestReason = 'requested' | 'authorization_expired';
+/** Why an authorization ended without a capture: the service's void (asked, or its window ended), or the payer's reclaim. */
+export type VoidReason = VoidRequestReason | 'reclaimed_by_payer';
 
 export interface CheckoutSessionsTable {
   id: string;

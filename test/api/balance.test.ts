@@ -79,8 +79,8 @@ describe('GET /v1/balance', () => {
       released: '3.70', refunded_from_reserve: '10.40', refunded_from_submitter: '10.60',
     });
     expect(b.merchants).toEqual([
-      { merchant_id: m1.external_id, gross_volume: '180.00', platform_fees: '9.00', reserve_held: '2.82', reserve_releasable: '2.82', next_release_at: null, released: '3.70', refunded_from_reserve: '10.40', refunded_from_submitter: '10.60' },
-      { merchant_id: m2.external_id, gross_volume: '10.00', platform_fees: '0.50', reserve_held: '0.00', reserve_releasable: '0.00', next_release_at: null, released: '0.00', refunded_from_reserve: '0.00', refunded_from_submitter: '0.00' },
+      { merchant_id: m1.external_id, gross_volume: '180.00', platform_fees: '9.00', reserve_held: '2.82', reserve_releasable: '2.82', next_release_at: null, released: '3.70', refunded_from_reserve: '10.40', refunded_from_submitter: '10.60', authorized: '0.00' },
+      { merchant_id: m2.external_id, gross_volume: '10.00', platform_fees: '0.50', reserve_held: '0.00', reserve_releasable: '0.00', next_release_at: null, released: '0.00', refunded_from_reserve: '0.00', refunded_from_submitter: '0.00', authorized: '0.00' },
     ].sort((x, y) => (x.merchant_id < y.merchant_id ? -1 : 1)));
     const one = (await get(`/v1/balance?merchant_id=${m2.external_id}`)).body;
     expect(one).toMatchObject({ gross_volume: '10.00', platform_fees: '0.50', reserve_held: '0.00' });

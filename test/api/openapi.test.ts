@@ -19,6 +19,7 @@ import type { ValidateFunction } from 'ajv';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/modules/events/types.js';
+import { authorize, endAuthorization } from '../helpers/authorizations.js';
 import { fakeChain, WALLETS } from '../helpers/factories.js';
 import { ADMIN_TOKEN, createHarness, type Harness, type ReqOpts, type Res } from '../helpers/harness.js';
 
@@ -288,6 +289,20 @@ describe('responses match the document', () => {
     await call('GET', '/v1/orders?state=pending_payment&limit=5', { key }, 200);
     await call('GET', '/v1/orders/summary', { key }, 200);
     await call('GET', `/v1/orders/${order.body.id}`, { key }, 200);
+    // Charge later: refusals, then a capture and a void of authorizations applied as the indexer would.
+    const manual = (no: string) => call('POST', '/v1/orders', { key, body: { merchant_id: 'doc-shop', order_no: no, chain_id: 84532, token: 'USDC', amount: '8.00', capture_method: 'manual' } }, 201);
+    const held = await manual('doc-m-1');
+    await call('POST', '/v1/orders', { key, body: { merchant_id: 'doc-shop', order_no: 'doc-m-x', chain_id: 84532, token: 'USDC', amount: '8.00', capture_within_seconds: 3600 } }, 422);
+    await call('POST', `/v1/orders/${held.body.id}/capture`, { key, body: {} }, 409);
+    await call('POST', '/v1/orders/ord_unknown/capture', { key, body: {} }, 404);
+    await call('POST', `/v1/orders/${held.body.id}/void`, { key }, 409);
+    await authorize(h, held.body);
+    await call('POST', `/v1/orders/${held.body.id}/capture`, { key, body: { amount: '9.00' } }, 422);
+    await call('POST', `/v1/orders/${held.body.id}/capture`, { key, body: { amount: '5.00' } }, 202);
+    const voided = await manual('doc-m-2');
+    await authorize(h, voided.body);
+    await call('POST', `/v1/orders/${voided.body.id}/void`, { key }, 202);
+    await endAuthorization(h, voided.body, 'void');
 
     const session = await call('POST', '/v1/checkout/sessions', {
       key, body: { merchant_id: 'doc-shop', order_no: 'doc-s-1', chain_id: 84532, token: 'USDC', amount: '5.00', expires_in_seconds: 600 },
@@ -364,7 +379,7 @@ describe('responses match the document', () => {
       expect(webhookEvent(body), `${e.type}: ${ajv.errorsText(webhookEvent.errors)}`).toBe(true);
       types.add(e.type);
     }
-    expect([...types].sort()).toEqual(['checkout.session.expired', 'merchant.created', 'order.expired', 'order.failed']);
+    expect([...types].sort()).toEqual(['checkout.session.expired', 'merchant.created', 'order.authorized', 'order.expired', 'order.failed', 'order.voided']);
 
     // Every operation was checked against a real answer, except starting the indexer (it would poll a chain).
     const all = operations().map((o) => `${o.method} ${o.path}`);

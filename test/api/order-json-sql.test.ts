@@ -66,6 +66,28 @@ describe('orderJsonSql', () => {
     expect(byId.get(ids[4]!)!.created_at).toBe('2030-07-03T20:02:03.456Z');
     expect(byId.get(ids[1]!)!.confirmed_at).toBeNull();
   });
+
+  it('matches for manual orders: authorized, captured in part, voided, with every charge-later column set', async () => {
+    const ids: string[] = [];
+    for (const amount of ['8.00', '12.345678', '0.000001']) ids.push((await order(h, key, m.external_id, { amount, capture_method: 'manual', capture_within_seconds: 7200 })).id);
+    const states = ['authorized', 'confirmed', 'voided'];
+    for (const [i, id] of ids.entries()) {
+      await sql`update orders set state = ${states[i]}, amount_authorized = amount,
+          amount_captured = case ${i}::int when 1 then amount - 345678 else 0 end,
+          service_fee = case ${i}::int when 1 then 0 else service_fee end, platform_fee = case ${i}::int when 1 then 0 else platform_fee end,
+          merchant_gross = case ${i}::int when 1 then amount - 345678 else merchant_gross end,
+          reserve_hold = case ${i}::int when 1 then 0 else reserve_hold end, merchant_available = case ${i}::int when 1 then amount - 345678 else merchant_available end,
+          capture_requested_at = ${i === 2 ? null : '2026-05-01 10:00:00.000001+00'}::timestamptz,
+          void_requested_at = ${i === 2 ? '2026-05-02 10:00:00.9999+00' : null}::timestamptz,
+          void_reason = ${i === 2 ? 'authorization_expired' : null}, capture_before = ${'2026-05-08 00:00:00.5+00'}::timestamptz
+        where id = ${id}`.execute(h.db);
+    }
+    const pairs = await bothOf(ids);
+    for (const { fromSql, fromTs } of pairs) expect(fromSql).toEqual(fromTs);
+    const byId = new Map(pairs.map((p) => [p.fromSql.id, p.fromSql]));
+    expect(byId.get(ids[1]!)).toMatchObject({ capture_method: 'manual', amount_authorized: '12.345678', amount_captured: '12.00', capture_before: '2026-05-08T00:00:00.500Z' });
+    expect(byId.get(ids[2]!)).toMatchObject({ state: 'voided', void_reason: 'authorization_expired', void_requested_at: '2026-05-02T10:00:00.999Z', amount_captured: '0.00' });
+  });
 });
 
 function parseUnits(s: string): bigint {

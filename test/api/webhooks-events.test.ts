@@ -81,7 +81,7 @@ describe('emitEvent', () => {
 
   it('exports the event type list', () => {
     expect(EVENT_TYPES).toEqual([
-      'order.confirmed', 'order.failed', 'order.expired', 'refund.completed', 'refund.failed',
+      'order.confirmed', 'order.failed', 'order.expired', 'order.authorized', 'order.voided', 'refund.completed', 'refund.failed',
       'checkout.session.completed', 'checkout.session.expired', 'merchant.created', 'settlement.completed',
       'webhook_endpoint.disabled',
     ]);

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { hashDomain, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
+import { paymentRouterAbi, paymentRouterBytecode } from '../../src/chain/artifacts/PaymentRouter.js';
+import { runsArtifact } from '../../src/chain/deploy.js';
 import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
 import { makeAnvilClient, makePublicClient, makeWalletClient } from '../../src/chain/clients.js';
 import { startDevnet, type Devnet, type DevnetInfo } from '../../src/chain/devnet.js';
@@ -52,6 +53,7 @@ describe('devnet', () => {
       platformFee: 0n,
       reserveHold: 495_000n,
       deadline: BigInt(Math.floor(Date.now() / 1000) + 600),
+      captureDeadline: 0n,
     };
     await mineAndWait(await wallet.writeContract({ address: first.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [first.router, msg.amount] }));
     const signer = privateKeyToAccount(secrets.signerPrivateKey);
@@ -99,6 +101,26 @@ describe('devnet', () => {
       args: [privateKeyToAccount(running.secrets.signerPrivateKey).address],
     });
     expect(isSigner).toBe(true);
+  });
+
+  it('redeploys the router, saying why, when the saved one runs bytecode other than the artifact (older sources)', async () => {
+    const info = running!.info;
+    const anvil = makeAnvilClient(info.rpc_url);
+    const client = makePublicClient({ rpcUrl: info.rpc_url, chainId: 84532, devnet: true });
+    const code = (await client.getCode({ address: info.router }))!;
+    expect(runsArtifact(code, paymentRouterBytecode)).toBe(true);
+    // The same router with one byte of its compiler metadata changed: as if compiled from other sources.
+    const older = `${code.slice(0, -20)}${code.slice(-20, -18) === 'ff' ? '00' : 'ff'}${code.slice(-18)}` as `0x${string}`;
+    await anvil.setCode({ address: info.router, bytecode: older });
+    expect(runsArtifact(older, paymentRouterBytecode)).toBe(false);
+    await running!.stop();
+    const warnings: string[] = [];
+    running = await startDevnet({ dataDir, port: 0, log: { info: () => {}, warn: (m) => warnings.push(m) } });
+    expect(warnings.join('\n')).toMatch(/previous deployment unusable \(the router at 0x[0-9a-fA-F]{40} runs other bytecode than src\/chain\/artifacts\/PaymentRouter\.ts/);
+    expect(running.deployed).toBe(true);
+    expect(running.info.router).not.toBe(info.router);
+    const again = makePublicClient({ rpcUrl: running.info.rpc_url, chainId: 84532, devnet: true });
+    expect(runsArtifact((await again.getCode({ address: running.info.router }))!, paymentRouterBytecode)).toBe(true);
   });
 
   it("deploys Circle's USDC (name USDC, version 2, domain as the token reports it), funds the relayer, and redeploys an older devnet's TestUSDC", async () => {

@@ -37,6 +37,7 @@ function order(overrides: Partial<PayOrderMessage> = {}): PayOrderMessage {
     platformFee: 1_250_000n,
     reserveHold: 2_350_000n,
     deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    captureDeadline: 0n,
     ...overrides,
   };
 }

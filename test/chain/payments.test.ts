@@ -46,6 +46,7 @@ function splitOrder(payer: Address = zeroAddress): PayOrderMessage {
     platformFee,
     reserveHold,
     deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    captureDeadline: 0n,
   };
 }
 

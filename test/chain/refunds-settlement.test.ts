@@ -52,6 +52,7 @@ async function paidOrder(): Promise<PayOrderMessage> {
     platformFee: 5_000_000n,
     reserveHold: 10_000_000n,
     deadline: deadline(),
+    captureDeadline: 0n,
   };
   const buyer = chain.walletClientFor(chain.buyers[0]!);
   const signature = await signPayOrder(chain.signer, chain.chainId, chain.router, msg);

@@ -117,6 +117,18 @@ describe('the SDK against a running service', () => {
     expect(await fail(bad.orders.list())).toMatchObject({ status: 401, code: 'unauthenticated', type: 'authentication_error' });
   });
 
+  it('charge later: capture and void are typed, and refused with the API\'s errors before the payment is authorized', async () => {
+    const m = await newMerchant();
+    const fail = (p: PromiseLike<unknown>) => Promise.resolve(p).then(() => { throw new Error('expected a TrisettleError'); }, (e: unknown) => e as TrisettleError);
+    const order = await client.orders.create({ merchant_id: m.external_id, order_no: 'later-1', chain_id: 84532, token: 'USDC', amount: '4.00', capture_method: 'manual', capture_within_seconds: 3600 });
+    expect(order).toMatchObject({ capture_method: 'manual', amount_authorized: '0.00', amount_captured: '0.00', void_reason: null });
+    expect(Date.parse(order.capture_before!)).toBe((Number(order.eip712.message.deadline) + 3600) * 1000);
+    expect(await fail(client.orders.capture(order.id))).toMatchObject({ status: 409, code: 'invalid_state' });
+    expect(await fail(client.orders.capture(order.id, { amount: '4.0000001' }))).toMatchObject({ status: 422, code: 'validation_failed', param: 'amount' });
+    expect(await fail(client.orders.void(order.id))).toMatchObject({ status: 409, code: 'invalid_state' });
+    expect(await fail(client.orders.capture('ord_doesnotexist'))).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
   it('list iteration follows next_cursor across every page', async () => {
     const m = await newMerchant();
     const created: string[] = [];

@@ -9,7 +9,7 @@ const address = hex(20).map((h) => getAddress(h) as Address);
 const uint = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
 const message: fc.Arbitrary<PayOrderMessage> = fc.record({
   orderId: hex(32), token: address, amount: uint, payer: address, merchant: address, platform: address,
-  serviceFee: uint, platformFee: uint, reserveHold: uint, deadline: uint,
+  serviceFee: uint, platformFee: uint, reserveHold: uint, deadline: uint, captureDeadline: uint,
 });
 
 describe('createPayOrderSigner (the hot-path signer with cached type hash and domain separator)', () => {

@@ -135,7 +135,8 @@ contract GaslessHandler is TestBase {
                 serviceFee: serviceFee,
                 platformFee: platformFee,
                 reserveHold: (amount - serviceFee - platformFee) / 10,
-                deadline: block.timestamp + 1 hours * (1 + seed % 4)
+                deadline: block.timestamp + 1 hours * (1 + seed % 4),
+                captureDeadline: 0
             })
         );
         _done(Action.NewOrder);

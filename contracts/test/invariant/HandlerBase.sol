@@ -27,10 +27,14 @@ abstract contract HandlerBase is TestBase {
         RemoveSigner,
         DirectTransfer,
         RecoverExcess,
-        SetHold
+        SetHold,
+        Authorize,
+        Capture,
+        VoidAuthorization,
+        Reclaim
     }
 
-    uint256 public constant ACTION_COUNT = 16;
+    uint256 public constant ACTION_COUNT = 20;
 
     /// @dev attempted = succeeded + reverted (as predicted) + skipped (by a bound, no call made) + unexpected.
     struct Stats {
@@ -63,7 +67,7 @@ abstract contract HandlerBase is TestBase {
     address public immutable merchant;
     address public immutable platform;
 
-    Stats[16] internal _stats;
+    Stats[20] internal _stats;
     string public lastUnexpected; // what the model got wrong last, for the failure message
     mapping(bytes4 errorSelector => uint256) public revertsBy; // predicted reverts, by custom error
 
@@ -86,6 +90,14 @@ abstract contract HandlerBase is TestBase {
     uint256 public ghostCancelsWhilePaused; // cancelOrders / cancelRefund that succeeded on a paused router
     uint256 public ghostReserve; // Σ reserves owed
     uint256 public ghostExcess; // Σ direct transfers − Σ recovered
+    // Authorizations (PayOrders with a captureDeadline).
+    mapping(bytes32 orderId => address) public ghostPayer;
+    mapping(bytes32 orderId => uint256) public ghostAuthorized; // still held for the order
+    mapping(bytes32 orderId => uint256) public ghostAuthorizedAt; // what was authorized (0: paid at once)
+    uint256 public ghostHeld; // Σ ghostAuthorized
+    uint256 public ghostCaptures; // captures that succeeded
+    uint256 public ghostPartialCaptures; // … of less than the authorized amount
+    uint256 public ghostReturns; // voids and reclaims that succeeded
     bytes32 internal _lastBatch;
 
     // Property violations, each must stay 0.
@@ -96,6 +108,9 @@ abstract contract HandlerBase is TestBase {
     uint256 public ghostEarlyReleases;
     uint256 public ghostBadRecoveries; // recoverExcess moved anything but balance − reserved
     uint256 public ghostBadMoves; // a call moved other amounts than the model (pay, refund, release, events)
+    uint256 public ghostStrangerGains; // an escrow call paid anyone but the payer and the signed parties
+    uint256 public ghostOverCaptures; // a capture above the authorized amount
+    uint256 public ghostLateCaptures; // a capture at or after its captureDeadline
 
     uint256 internal _nonce;
 

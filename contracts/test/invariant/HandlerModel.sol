@@ -25,6 +25,12 @@ abstract contract HandlerModel is HandlerBase {
         if (ghostCancelled[o.orderId]) {
             return abi.encodeWithSelector(IPaymentRouter.OrderCancelled.selector, o.orderId);
         }
+        uint256 captureDeadline = o.captureDeadline;
+        if (captureDeadline != 0 && (captureDeadline <= block.timestamp || captureDeadline - block.timestamp > 60 days))
+        {
+            return
+                abi.encodeWithSelector(IPaymentRouter.CaptureDeadlineInvalid.selector, captureDeadline, block.timestamp);
+        }
         if (!viaPermit && !_isApprover(who)) {
             return
                 abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(router), 0, o.amount);
@@ -46,6 +52,9 @@ abstract contract HandlerModel is HandlerBase {
             return abi.encodeWithSelector(IPaymentRouter.RefundAlreadyUsed.selector, r.refundId);
         }
         if (!ghostPaid[r.orderId]) return abi.encodeWithSelector(IPaymentRouter.OrderNotPaid.selector, r.orderId);
+        if (ghostAuthorized[r.orderId] != 0) {
+            return abi.encodeWithSelector(IPaymentRouter.NotCaptured.selector, r.orderId);
+        }
         IPaymentRouter.Order memory o = router.orders(r.orderId);
         if (r.to != o.payer) return abi.encodeWithSelector(IPaymentRouter.RefundNotToPayer.selector, o.payer, r.to);
         uint256 refundable = o.amount - o.refunded;

@@ -9,12 +9,23 @@ import {HandlerModel} from "./HandlerModel.sol";
 ///         paid / executed / cancelled later, so every path meets stale state: paid or cancelled ids, expired
 ///         deadlines, signers removed since, payer-locked orders paid by the wrong actor, refunds to strangers.
 abstract contract HandlerPayments is HandlerModel {
-    /// Signs (does not pay) a PayOrder; a third are locked to one actor, approver or permit payer.
+    /// Signs (does not pay) a PayOrder; a third are locked to one actor, approver or permit payer; two in five
+    /// are authorizations (see _captureDeadlineFor).
     function newOrder(uint256 amount, uint256 bps, uint256 payerSeed, uint256 signerSeed, uint256 ttl) external {
+        IPaymentRouter.PayOrder memory o = _newPayOrder(amount, bps, payerSeed, ttl);
+        o.captureDeadline = _captureDeadlineFor(o.deadline, ttl >> 128);
+        _sign(o, signerSeed);
+        _done(Action.NewOrder);
+    }
+
+    function _newPayOrder(uint256 amount, uint256 bps, uint256 payerSeed, uint256 ttl)
+        internal
+        returns (IPaymentRouter.PayOrder memory)
+    {
         amount = bound(amount, 1, 1e12);
         uint256 serviceFee = amount * bound(bps, 0, 1_000) / 10_000;
         uint256 platformFee = (amount - serviceFee) * bound(bps >> 16, 0, 5_000) / 10_000;
-        IPaymentRouter.PayOrder memory o = IPaymentRouter.PayOrder({
+        return IPaymentRouter.PayOrder({
             orderId: keccak256(abi.encodePacked("ord_inv_", ++_nonce)),
             token: address(usdc),
             amount: amount,
@@ -24,11 +35,14 @@ abstract contract HandlerPayments is HandlerModel {
             serviceFee: serviceFee,
             platformFee: platformFee,
             reserveHold: (amount - serviceFee - platformFee) * bound(bps >> 32, 0, 10_000) / 10_000,
-            deadline: block.timestamp + bound(ttl, 6 hours, 7 days)
+            deadline: block.timestamp + bound(ttl, 6 hours, 7 days),
+            captureDeadline: 0
         });
+    }
+
+    function _sign(IPaymentRouter.PayOrder memory o, uint256 signerSeed) internal {
         orderIds.push(o.orderId);
         _signed[o.orderId] = Signed(o, _pickSigner(signerSeed));
-        _done(Action.NewOrder);
     }
 
     /// payOrder by an approver (a payer-locked order: its payer three times in four, else whoever the seed
@@ -49,7 +63,7 @@ abstract contract HandlerPayments is HandlerModel {
         } catch (bytes memory e) {
             err = e;
         }
-        if (_record(Action.Pay, ok, err, expected)) _paid(s.order, routerBefore);
+        if (_record(Action.Pay, ok, err, expected)) _paid(s.order, who, routerBefore);
     }
 
     /// payOrderWithPermit by a permit payer (no allowance) with a real EIP-2612 signature from TestUSDC.
@@ -80,18 +94,37 @@ abstract contract HandlerPayments is HandlerModel {
         } catch (bytes memory e) {
             err = e;
         }
-        if (_record(Action.PayWithPermit, ok, err, expected)) _paid(s.order, routerBefore);
+        if (_record(Action.PayWithPermit, ok, err, expected)) _paid(s.order, who, routerBefore);
         if (usdc.allowance(who, address(router)) != 0) ++ghostBadMoves; // the permit is spent or rolled back
     }
 
-    function _paid(IPaymentRouter.PayOrder memory o, uint256 routerBefore) private {
+    function _paid(IPaymentRouter.PayOrder memory o, address who, uint256 routerBefore) internal {
         if (ghostPaid[o.orderId]) ++ghostDoublePays;
         if (ghostCancelled[o.orderId]) ++ghostCancelledPaid;
         ghostPaid[o.orderId] = true;
+        ghostPayer[o.orderId] = who;
+        if (o.captureDeadline != 0) {
+            ghostAuthorized[o.orderId] = o.amount;
+            ghostAuthorizedAt[o.orderId] = o.amount;
+            ghostHeld += o.amount;
+            if (usdc.balanceOf(address(router)) != routerBefore + o.amount) ++ghostBadMoves;
+            return;
+        }
         ghostOrderReserve[o.orderId] = o.reserveHold;
         ghostReleaseAfter[o.orderId] = block.timestamp + ghostHold;
         ghostReserve += o.reserveHold;
         if (usdc.balanceOf(address(router)) != routerBefore + o.reserveHold) ++ghostBadMoves;
+    }
+
+    /// @dev 0 (paid at once) three times in five; else mostly deadline + 1 hour..3 days, one in eight 61 days
+    ///      from signing (refused unless paid more than a day later), one in eight an hour from signing (refused
+    ///      once paid later than that).
+    function _captureDeadlineFor(uint256 deadline, uint256 seed) private view returns (uint256) {
+        if (seed % 5 < 3) return 0;
+        uint256 kind = (seed >> 8) % 8;
+        if (kind == 0) return block.timestamp + 61 days;
+        if (kind == 1) return block.timestamp + 1 hours;
+        return deadline + bound(seed >> 16, 1 hours, 3 days);
     }
 
     /// Signs (does not execute) a RefundOrder: to the payer (recorded, or named on the PayOrder), one in five

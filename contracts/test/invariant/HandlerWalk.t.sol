@@ -23,7 +23,7 @@ contract HandlerWalkTest is RouterFixture {
     }
 
     function _step(uint256 i) internal {
-        uint256 a = _rand(i, 0) % 16;
+        uint256 a = _rand(i, 0) % 20;
         (uint256 x, uint256 y, uint256 z) = (_rand(i, 1), _rand(i, 2), _rand(i, 3));
         if (a == 0) handler.newOrder(x, y, z, _rand(i, 4), _rand(i, 5));
         else if (a == 1) handler.pay(x, y);
@@ -40,7 +40,11 @@ contract HandlerWalkTest is RouterFixture {
         else if (a == 12) handler.removeSigner(x, y);
         else if (a == 13) handler.directTransfer(x, y);
         else if (a == 14) handler.recoverExcess(x);
-        else handler.setHold(x, y);
+        else if (a == 15) handler.setHold(x, y);
+        else if (a == 16) handler.authorize(x, y, z, _rand(i, 4));
+        else if (a == 17) handler.capture(x, y, z, _rand(i, 4));
+        else if (a == 18) handler.voidAuthorization(x, y);
+        else handler.reclaim(x, y);
     }
 
     function test_HandlerWalk_EveryActionSucceedsAndRevertsAsPredicted() public {
@@ -56,7 +60,7 @@ contract HandlerWalkTest is RouterFixture {
         (uint256 calls,) = _checkCounters();
         vm.assertEq(calls, STEPS, "every step booked once");
 
-        string[16] memory names = [
+        string[20] memory names = [
             "newOrder",
             "pay",
             "payWithPermit",
@@ -72,10 +76,14 @@ contract HandlerWalkTest is RouterFixture {
             "removeSigner",
             "directTransfer",
             "recoverExcess",
-            "setHold"
+            "setHold",
+            "authorize",
+            "capture",
+            "voidAuthorization",
+            "reclaim"
         ];
         emit log("action: attempted / succeeded / reverted as predicted / skipped by bound / unexpected");
-        for (uint256 a; a < 16; ++a) {
+        for (uint256 a; a < 20; ++a) {
             HandlerBase.Stats memory s = handler.stats(a);
             emit log(string.concat(
                     names[a],
@@ -99,6 +107,16 @@ contract HandlerWalkTest is RouterFixture {
         vm.assertGt(handler.ghostReleases(), 0, "no reserve was ever released");
         emit log(string.concat("cancellations while paused: ", vm.toString(handler.ghostCancelsWhilePaused())));
         vm.assertGt(handler.ghostCancelsWhilePaused(), 0, "no cancellation on a paused router");
+        emit log(string.concat(
+                "captures (partial): ",
+                vm.toString(handler.ghostCaptures()),
+                " (",
+                vm.toString(handler.ghostPartialCaptures()),
+                "), voids + reclaims: ",
+                vm.toString(handler.ghostReturns())
+            ));
+        vm.assertGt(handler.ghostPartialCaptures(), 0, "no partial capture");
+        vm.assertGt(handler.ghostCaptures() - handler.ghostPartialCaptures(), 0, "no full capture");
         _assertRevertReasonsSeen();
     }
 
@@ -117,9 +135,10 @@ contract HandlerWalkTest is RouterFixture {
         this.checkBalances();
     }
 
-    /// Each guard of issue 15 (and the older ones) stopped at least one call, with its exact error.
+    /// Each guard (issue 15's, the escrow's of issue 27 and the older ones) stopped at least one call, with its
+    /// exact error.
     function _assertRevertReasonsSeen() internal {
-        bytes4[17] memory reasons = [
+        bytes4[25] memory reasons = [
             IPaymentRouter.OrderCancelled.selector,
             IPaymentRouter.WrongPayer.selector,
             IPaymentRouter.InvalidSigner.selector,
@@ -136,9 +155,17 @@ contract HandlerWalkTest is RouterFixture {
             IPaymentRouter.ZeroAmount.selector,
             Pausable.EnforcedPause.selector,
             Ownable.OwnableUnauthorizedAccount.selector,
-            IERC20Errors.ERC20InsufficientAllowance.selector
+            IERC20Errors.ERC20InsufficientAllowance.selector,
+            IPaymentRouter.CaptureDeadlineInvalid.selector,
+            IPaymentRouter.NotAuthorized.selector,
+            IPaymentRouter.AuthorizationMismatch.selector,
+            IPaymentRouter.CaptureExpired.selector,
+            IPaymentRouter.CaptureExceedsAuthorized.selector,
+            IPaymentRouter.CaptureSplitOutOfBounds.selector,
+            IPaymentRouter.CaptureNotExpired.selector,
+            IPaymentRouter.NotCaptured.selector
         ];
-        string[17] memory names = [
+        string[25] memory names = [
             "OrderCancelled",
             "WrongPayer",
             "InvalidSigner",
@@ -155,7 +182,15 @@ contract HandlerWalkTest is RouterFixture {
             "ZeroAmount",
             "EnforcedPause",
             "OwnableUnauthorizedAccount",
-            "ERC20InsufficientAllowance"
+            "ERC20InsufficientAllowance",
+            "CaptureDeadlineInvalid",
+            "NotAuthorized",
+            "AuthorizationMismatch",
+            "CaptureExpired",
+            "CaptureExceedsAuthorized",
+            "CaptureSplitOutOfBounds",
+            "CaptureNotExpired",
+            "NotCaptured"
         ];
         for (uint256 i; i < reasons.length; ++i) {
             uint256 n = handler.revertsBy(reasons[i]);

@@ -32,7 +32,7 @@ abstract contract RouterFixture is TestBase {
     }
 
     function selectors() public view returns (bytes4[] memory s) {
-        s = new bytes4[](16);
+        s = new bytes4[](20);
         (s[0], s[1], s[2], s[3]) =
         (handler.newOrder.selector, handler.pay.selector, handler.payWithPermit.selector, handler.newRefund.selector);
         (s[4], s[5], s[6], s[7]) =
@@ -46,26 +46,43 @@ abstract contract RouterFixture is TestBase {
             handler.recoverExcess.selector,
             handler.setHold.selector
         );
+        (s[16], s[17], s[18], s[19]) =
+        (
+            handler.authorize.selector,
+            handler.capture.selector,
+            handler.voidAuthorization.selector,
+            handler.reclaim.selector
+        );
     }
 
-    /// The router holds its reserves plus what was sent to it directly and not yet recovered: balance ≥
-    /// reserved always, == once recovered; reserved(token) is Σ order reserves and the handler's ghost sum.
+    /// The router holds its reserves and authorizations plus what was sent to it directly and not yet
+    /// recovered: balance ≥ reserved + held always, == once recovered; reserved(token) is Σ order reserves and
+    /// the handler's ghost sum, held(token) Σ order authorizations and the ghost sum.
     function _checkBalances() internal view {
         uint256 balance = usdc.balanceOf(address(router));
         uint256 reserved = router.reserved(address(usdc));
-        vm.assertGe(balance, reserved, "balance >= reserved");
-        vm.assertEq(balance - reserved, handler.ghostExcess(), "balance - reserved == unrecovered direct transfers");
+        uint256 held = router.held(address(usdc));
+        vm.assertGe(balance, reserved + held, "balance >= reserved + held");
+        vm.assertEq(balance - reserved - held, handler.ghostExcess(), "balance - reserved - held == direct transfers");
         vm.assertEq(reserved, handler.ghostReserve(), "reserved == ghost reserves");
+        vm.assertEq(held, handler.ghostHeld(), "held == ghost held");
         uint256 sum;
         uint256 ghostSum;
+        uint256 authorized;
+        uint256 ghostAuthorized;
         uint256 n = handler.orderCount();
         for (uint256 i; i < n; ++i) {
             bytes32 id = handler.orderIds(i);
-            sum += router.orders(id).reserve;
+            IPaymentRouter.Order memory o = router.orders(id);
+            sum += o.reserve;
             ghostSum += handler.ghostOrderReserve(id);
+            authorized += o.authorized;
+            ghostAuthorized += handler.ghostAuthorized(id);
         }
         vm.assertEq(reserved, sum, "reserved == sum of order reserves");
         vm.assertEq(ghostSum, handler.ghostReserve(), "ghost per order == ghost total");
+        vm.assertEq(held, authorized, "held == sum of order authorizations");
+        vm.assertEq(ghostAuthorized, handler.ghostHeld(), "ghost authorized per order == ghost held");
     }
 
     /// Per order: paid once, never both cancelled and paid, refunds within the amount, the reserve and the
@@ -83,6 +100,10 @@ abstract contract RouterFixture is TestBase {
             vm.assertLe(o.reserve, o.amount - o.refunded, "reserve <= what is left");
             vm.assertEq(o.reserve, handler.ghostOrderReserve(id), "reserve as modelled");
             vm.assertEq(o.releaseAfter, handler.ghostReleaseAfter(id), "releaseAfter = paid at + hold then");
+            vm.assertEq(o.authorized, handler.ghostAuthorized(id), "authorized as modelled");
+            uint256 authorizedAt = handler.ghostAuthorizedAt(id);
+            if (authorizedAt != 0) vm.assertLe(o.amount, authorizedAt, "captured <= authorized");
+            if (o.paid) vm.assertEq(o.payer, handler.ghostPayer(id), "payer as modelled");
         }
         vm.assertEq(handler.ghostDoublePays(), 0, "an orderId was paid twice");
         vm.assertEq(handler.ghostCancelledPaid(), 0, "a cancelled order was paid");
@@ -91,6 +112,9 @@ abstract contract RouterFixture is TestBase {
         vm.assertEq(handler.ghostEarlyReleases(), 0, "a reserve moved before releaseAfter");
         vm.assertEq(handler.ghostBadRecoveries(), 0, "recoverExcess took more or less than the excess");
         vm.assertEq(handler.ghostBadMoves(), 0, "a call moved other amounts than modelled");
+        vm.assertEq(handler.ghostStrangerGains(), 0, "an authorization paid someone not signed for it");
+        vm.assertEq(handler.ghostOverCaptures(), 0, "a capture above the authorized amount");
+        vm.assertEq(handler.ghostLateCaptures(), 0, "a capture at or after its capture deadline");
     }
 
     /// Refund ids, signers, pause and hold are what the handler's successful calls made them, and no call

@@ -5,11 +5,12 @@ import {IPaymentRouter} from "../../src/IPaymentRouter.sol";
 import {PaymentRouter} from "../../src/PaymentRouter.sol";
 import {TestUSDC} from "../../src/TestUSDC.sol";
 import {HandlerBase} from "./HandlerBase.sol";
-import {HandlerPayments} from "./HandlerPayments.sol";
+import {HandlerEscrow} from "./HandlerEscrow.sol";
 
-/// @notice The handler the invariant runner drives: HandlerPayments' actions plus settlements, time, pause,
-///         signer rotation, the reserve hold, tokens sent to the router directly and their recovery.
-contract RouterHandler is HandlerPayments {
+/// @notice The handler the invariant runner drives: HandlerPayments' and HandlerEscrow's actions plus
+///         settlements, time, pause, signer rotation, the reserve hold, tokens sent to the router directly and
+///         their recovery.
+contract RouterHandler is HandlerEscrow {
     address public immutable rescue;
 
     constructor(PaymentRouter router_, TestUSDC usdc_, address owner_, address operator_)
@@ -70,8 +71,17 @@ contract RouterHandler is HandlerPayments {
         if (routerBefore - usdc.balanceOf(address(router)) != released) ++ghostBadMoves;
     }
 
+    /// 1 minute to 2 days ahead; one call in four to the last second before, or the first second of, the
+    /// capture deadline of an authorization still held (if one is ahead).
     function warp(uint256 secondsAhead) external {
-        vm.warp(block.timestamp + bound(secondsAhead, 1 minutes, 2 days));
+        uint256 to = block.timestamp + bound(secondsAhead, 1 minutes, 2 days);
+        if (secondsAhead % 4 == 0 && orderIds.length != 0) {
+            bytes32 id = orderIds[_pickAuthorized(secondsAhead >> 8)];
+            uint256 edge = _signed[id].order.captureDeadline; // non-zero while authorized
+            if (ghostAuthorized[id] != 0) edge -= (secondsAhead >> 2) % 2;
+            if (ghostAuthorized[id] != 0 && edge > block.timestamp) to = edge;
+        }
+        vm.warp(to);
         _done(Action.Warp);
     }
 
@@ -143,10 +153,12 @@ contract RouterHandler is HandlerPayments {
         }
         uint256 rescueBefore = usdc.balanceOf(rescue);
         uint256 reservedBefore = router.reserved(address(usdc));
+        uint256 heldBefore = router.held(address(usdc));
         (bool ok, bytes memory err) = _adminCall(caller, abi.encodeCall(router.recoverExcess, (address(usdc), rescue)));
         if (!_record(Action.RecoverExcess, ok, err, expected)) return;
         if (usdc.balanceOf(rescue) - rescueBefore != ghostExcess) ++ghostBadRecoveries;
         if (router.reserved(address(usdc)) != reservedBefore) ++ghostBadRecoveries;
+        if (router.held(address(usdc)) != heldBefore) ++ghostBadRecoveries;
         ghostExcess = 0;
     }
 

@@ -11,10 +11,13 @@ import {RouterFixture} from "./RouterFixture.sol";
 contract RouterInvariantsTest is RouterFixture {
     /// One campaign checks every property after every call (separate invariant functions would each replay
     /// the same seeded sequences, tripling the time for no new states):
-    /// - balance ≥ reserved always, == reserved plus the direct transfers not yet recovered; reserved(token)
-    ///   == Σ order reserves == Σ ghost reserves (_checkBalances);
+    /// - balance ≥ reserved + held always, == reserved + held plus the direct transfers not yet recovered;
+    ///   reserved(token) == Σ order reserves == Σ ghost reserves; held(token) == Σ order authorizations == Σ
+    ///   ghost authorizations (_checkBalances);
     /// - no order paid twice, no cancelled order paid, no refund past the amount or to anyone but the
-    ///   payer, no release before releaseAfter, recoverExcess never took a reserve (_checkOrders);
+    ///   payer, no release before releaseAfter, recoverExcess never took a reserve or held funds; no
+    ///   capture above the authorized amount or at/after its capture deadline, and no capture, void or
+    ///   reclaim paid anyone but the payer and the parties the service signed (_checkOrders);
     /// - refund ids, signers, pause and hold as modelled, and no call had an outcome (success or exact
     ///   revert data) other than the one the model predicted (_checkModel).
     /// forge-config: default.invariant.fail-on-revert = true

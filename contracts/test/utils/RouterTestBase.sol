@@ -66,7 +66,8 @@ abstract contract RouterTestBase is TestBase {
             serviceFee: serviceFee,
             platformFee: platformFee,
             reserveHold: (amount - serviceFee - platformFee) * reserveBps / 10_000,
-            deadline: block.timestamp + 1 hours
+            deadline: block.timestamp + 1 hours,
+            captureDeadline: 0
         });
     }
 

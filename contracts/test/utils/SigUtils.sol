@@ -13,7 +13,7 @@ library SigUtils {
     bytes32 internal constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
     bytes32 internal constant PAY_TYPEHASH = keccak256(
-        "PayOrder(bytes32 orderId,address token,uint256 amount,address payer,address merchant,address platform,uint256 serviceFee,uint256 platformFee,uint256 reserveHold,uint256 deadline)"
+        "PayOrder(bytes32 orderId,address token,uint256 amount,address payer,address merchant,address platform,uint256 serviceFee,uint256 platformFee,uint256 reserveHold,uint256 deadline,uint256 captureDeadline)"
     );
     bytes32 internal constant REFUND_TYPEHASH =
         keccak256("RefundOrder(bytes32 orderId,bytes32 refundId,address to,uint256 amount,uint256 deadline)");
@@ -42,7 +42,8 @@ library SigUtils {
                 o.serviceFee,
                 o.platformFee,
                 o.reserveHold,
-                o.deadline
+                o.deadline,
+                o.captureDeadline
             )
         );
         return keccak256(abi.encodePacked("\x19\x01", domainSeparator(chainId, router), structHash));

@@ -1170,7 +1170,7 @@ export interface paths {
                     /** @description next_cursor of the previous page */
                     cursor?: string;
                     /** @description Only events of this type */
-                    type?: "order.confirmed" | "order.failed" | "order.expired" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
+                    type?: "order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
                 };
                 header?: never;
                 path?: never;
@@ -2065,7 +2065,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    state?: "pending_payment" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired";
+                    state?: "pending_payment" | "authorized" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired" | "voided";
                     merchant_id?: string;
                     /** @description Exact match on one of: order id (ord_…), order_no, payer address (the wallet that paid, or the one the order was reserved for) or payment tx hash */
                     q?: string;
@@ -2376,6 +2376,225 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capture an authorized order (capture_method manual), all or part
+         * @description Sends capture(…) on chain: the captured amount is split (service fee, platform fee, merchant, reserve) at the order's frozen rates, the rest goes back to the payer in the same transaction. One capture per order. 202: the order, still authorized with capture_requested_at set; order.confirmed follows at confirmation depth.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description Optional fields; {} or no body captures all of it */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CaptureOrderRequest"];
+                };
+            };
+            responses: {
+                /** @description Capture requested */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Order"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void an authorized order (capture_method manual): the whole authorization back to the payer
+         * @description Sends voidAuthorization(orderId) on chain. 202: the order, still authorized with void_requested_at set; order.voided (void_reason requested) follows at confirmation depth.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Void requested */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Order"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -3584,7 +3803,7 @@ export interface paths {
             parameters: {
                 query?: {
                     merchant_id?: string;
-                    type?: "payment_service_fee" | "payment_platform_fee" | "payment_merchant_available" | "payment_reserve_hold" | "refund_from_reserve" | "refund_from_submitter" | "reserve_release" | "reserve_release_failed";
+                    type?: "payment_service_fee" | "payment_platform_fee" | "payment_merchant_available" | "payment_reserve_hold" | "authorization_hold" | "authorization_return" | "authorization_void" | "authorization_reclaim" | "refund_from_reserve" | "refund_from_submitter" | "reserve_release" | "reserve_release_failed";
                     /** @description Block time at or after (ISO-8601) */
                     from?: string;
                     /** @description Block time strictly before (ISO-8601) */
@@ -4566,6 +4785,102 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.authorized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.authorized
+         * @description capture_method manual: the payment reached its confirmation depth and the router holds it (amount_authorized) until you capture or void it, or capture_before passes. Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrderAuthorizedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.voided
+         * @description capture_method manual: the authorization went back to the payer uncaptured (void_reason: requested, authorization_expired or reclaimed_by_payer). Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrderVoidedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "refund.completed": {
         parameters: {
             query?: never;
@@ -4673,7 +4988,7 @@ export interface webhooks {
         put?: never;
         /**
          * checkout.session.completed
-         * @description The session's order was confirmed. Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         * @description The session's order was confirmed (or, for capture_method manual, authorized). Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
          */
         post: {
             parameters: {
@@ -4933,7 +5248,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /** @enum {string} */
-            state: "pending_payment" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired";
+            state: "pending_payment" | "authorized" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired" | "voided";
             pay_to: string;
             computed_split: components["schemas"]["ComputedSplit"];
             eip712: components["schemas"]["Eip712TypedData"];
@@ -4949,6 +5264,23 @@ export interface components {
             failure_reason: string | null;
             created_at: string;
             confirmed_at: string | null;
+            /** @enum {string} */
+            capture_method: "automatic" | "manual";
+            /** @description manual: the authorization can be captured before this instant (chain time; deadline_at + capture_within_seconds); null for automatic */
+            capture_before: string | null;
+            /** @description Human units the router held for the order ("0.00" until paid; = amount for an automatic order once confirmed) */
+            amount_authorized: string;
+            /** @description Human units paid out to the parties ("0.00" until captured; = amount for an automatic order once confirmed). Refunds are bounded by it */
+            amount_captured: string;
+            /** @description manual: a capture was requested and is on its way to the chain (null again if it failed) */
+            capture_requested_at: string | null;
+            /** @description manual: a void was requested (by you, or by the service when capture_before passed) */
+            void_requested_at: string | null;
+            /**
+             * @description Why a voided authorization went back to the payer; null unless voided
+             * @enum {string|null}
+             */
+            void_reason: "requested" | "authorization_expired" | "reclaimed_by_payer" | null;
         };
         /** @description Base-unit integer strings (USDC has 6 decimals) */
         ComputedSplit: {
@@ -5004,6 +5336,34 @@ export interface components {
                 object: components["schemas"]["Order"];
             };
         };
+        /** @description capture_method manual: the payment reached its confirmation depth and the router holds it (amount_authorized) until you capture or void it, or capture_before passes. */
+        OrderAuthorizedEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.authorized";
+            created_at: string;
+            data: {
+                object: components["schemas"]["Order"];
+            };
+        };
+        /** @description capture_method manual: the authorization went back to the payer uncaptured (void_reason: requested, authorization_expired or reclaimed_by_payer). */
+        OrderVoidedEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.voided";
+            created_at: string;
+            data: {
+                object: components["schemas"]["Order"];
+            };
+        };
         /** @description The refund was paid to the buyer on chain. */
         RefundCompletedEvent: {
             /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
@@ -5023,7 +5383,7 @@ export interface components {
                 id: string;
                 order_no: string;
                 /** @enum {string} */
-                state: "pending_payment" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired";
+                state: "pending_payment" | "authorized" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired" | "voided";
                 amount: string;
                 refunded_amount: string;
                 metadata: {
@@ -5087,7 +5447,7 @@ export interface components {
                 object: components["schemas"]["RefundEventObject"];
             };
         };
-        /** @description The session's order was confirmed. */
+        /** @description The session's order was confirmed (or, for capture_method manual, authorized). */
         CheckoutSessionCompletedEvent: {
             /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
             id: string;
@@ -5232,7 +5592,7 @@ export interface components {
             created_at: string;
         };
         /** @description Any webhook body; switch on `type` */
-        WebhookEvent: components["schemas"]["OrderConfirmedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["RefundCompletedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["MerchantCreatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
+        WebhookEvent: components["schemas"]["OrderConfirmedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["OrderAuthorizedEvent"] | components["schemas"]["OrderVoidedEvent"] | components["schemas"]["RefundCompletedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["MerchantCreatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
         Health: {
             ok: boolean;
             env: string;
@@ -5334,13 +5694,13 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, merchant.created, settlement.completed, webhook_endpoint.disabled
+             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, order.authorized, order.voided, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, merchant.created, settlement.completed, webhook_endpoint.disabled
              * @example [
              *       "order.confirmed",
              *       "refund.completed"
              *     ]
              */
-            subscribed_events: ("order.confirmed" | "order.failed" | "order.expired" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
+            subscribed_events: ("order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
             description?: string;
         };
         WebhookEndpointList: {
@@ -5423,7 +5783,7 @@ export interface components {
              * @example order.confirmed
              * @enum {string}
              */
-            type: "order.confirmed" | "order.failed" | "order.expired" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
+            type: "order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
             created_at: string;
             /** @description The resource the event is about, as the API returns it (orders carry their metadata, payer and tx hash); see the webhooks section for the shape per type */
             data: {
@@ -5555,6 +5915,13 @@ export interface components {
             };
             /** @description Payment window, 60..86400 s (default 3600); sets deadline_at */
             expires_in_seconds?: number;
+            /**
+             * @description automatic (default): the payment is captured when mined. manual: it is held by the router as an authorization until you capture it (POST /v1/orders/{id}/capture) or void it
+             * @enum {string}
+             */
+            capture_method?: "automatic" | "manual";
+            /** @description manual only: capture window after deadline_at, 3600..2592000 s (default 604800); capture_before = deadline_at + this */
+            capture_within_seconds?: number;
         };
         OrderList: {
             /** @enum {string} */
@@ -5565,6 +5932,7 @@ export interface components {
         };
         OrderSummary: {
             total: number;
+            /** @description Orders in pending_payment (authorized orders are not counted: the buyer has paid) */
             pending: number;
             /** @description Orders paid (confirmed, partially_refunded or refunded) */
             confirmed: number;
@@ -5575,6 +5943,13 @@ export interface components {
                 gross: string;
                 count: number;
             }[];
+        };
+        CaptureOrderRequest: {
+            /**
+             * @description Human units to capture, at most amount_authorized (default: all of it). The rest goes back to the payer in the same transaction
+             * @example 25.00
+             */
+            amount?: string;
         };
         CheckoutSession: {
             id: string;
@@ -5625,6 +6000,13 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description automatic (default): the payment is captured when mined. manual: it is held by the router as an authorization until you capture it (POST /v1/orders/{id}/capture) or void it
+             * @enum {string}
+             */
+            capture_method?: "automatic" | "manual";
+            /** @description manual only: capture window after deadline_at, 3600..2592000 s (default 604800); capture_before = deadline_at + this */
+            capture_within_seconds?: number;
         };
         PublicCheckoutSession: {
             id: string;
@@ -5646,7 +6028,7 @@ export interface components {
                 id: string;
                 order_no: string;
                 /** @enum {string} */
-                state: "pending_payment" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired";
+                state: "pending_payment" | "authorized" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired" | "voided";
                 chain_id: number;
                 token: string;
                 token_address: string;
@@ -5657,6 +6039,10 @@ export interface components {
                 signature: string;
                 deadline_at: string;
                 tx_hash: string | null;
+                /** @enum {string} */
+                capture_method: "automatic" | "manual";
+                /** @description manual: the payment is held (authorized) and charged later, before this instant, or returned to the buyer */
+                capture_before: string | null;
             };
             chain: {
                 chain_id: number;
@@ -5798,7 +6184,7 @@ export interface components {
             /** @description Indexed chain time (block time of the indexer cursor) the releasable amounts are decided on */
             as_of: string | null;
             /**
-             * @description Amount of every paid order
+             * @description Amount of every paid order (for capture_method manual: the captured amount)
              * @example 12.50
              */
             gross_volume: string;
@@ -5834,13 +6220,18 @@ export interface components {
              * @example 12.50
              */
             refunded_from_submitter: string;
-            /** @description Per merchant with any paid order, by merchant_id */
+            /**
+             * @description Held by the router for authorized orders not captured yet (capture_method manual); not in gross_volume until captured
+             * @example 12.50
+             */
+            authorized: string;
+            /** @description Per merchant with any paid (or authorized) order, by merchant_id */
             merchants: components["schemas"]["MerchantBalance"][];
         };
         MerchantBalance: {
             merchant_id: string;
             /**
-             * @description Amount of every paid order
+             * @description Amount of every paid order (for capture_method manual: the captured amount)
              * @example 12.50
              */
             gross_volume: string;
@@ -5876,6 +6267,11 @@ export interface components {
              * @example 12.50
              */
             refunded_from_submitter: string;
+            /**
+             * @description Held by the router for authorized orders not captured yet (capture_method manual); not in gross_volume until captured
+             * @example 12.50
+             */
+            authorized: string;
         };
         BalanceTransactionList: {
             /** @enum {string} */
@@ -5890,7 +6286,7 @@ export interface components {
             /** @enum {string} */
             object: "balance_transaction";
             /** @enum {string} */
-            type: "payment_service_fee" | "payment_platform_fee" | "payment_merchant_available" | "payment_reserve_hold" | "refund_from_reserve" | "refund_from_submitter" | "reserve_release" | "reserve_release_failed";
+            type: "payment_service_fee" | "payment_platform_fee" | "payment_merchant_available" | "payment_reserve_hold" | "authorization_hold" | "authorization_return" | "authorization_void" | "authorization_reclaim" | "refund_from_reserve" | "refund_from_submitter" | "reserve_release" | "reserve_release_failed";
             /**
              * @description failed: a reserve release the token refused; it moved nothing
              * @enum {string}

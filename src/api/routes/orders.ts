@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { callerOf, platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, z } from '../openapi.js';
-import { CreateOrderRequest, ListOrdersQuery, Order, OrderSummary } from '../../modules/orders/schemas.js';
+import { CaptureOrderRequest, CreateOrderRequest, ListOrdersQuery, Order, OrderSummary } from '../../modules/orders/schemas.js';
 import { serializeOrder } from '../../modules/orders/serialize.js';
 
 const create = createRoute({
@@ -26,6 +26,20 @@ const get = createRoute({
   responses: { 200: jsonResponse(Order, 'The order'), ...errors(401, 403, 404) },
 });
 
+const IdParam = z.object({ id: z.string().max(64) });
+const capture = createRoute({
+  method: 'post', path: '/v1/orders/{id}/capture', tags: ['Orders'], summary: 'Capture an authorized order (capture_method manual), all or part',
+  description: 'Sends capture(…) on chain: the captured amount is split (service fee, platform fee, merchant, reserve) at the order\'s frozen rates, the rest goes back to the payer in the same transaction. One capture per order. 202: the order, still authorized with capture_requested_at set; order.confirmed follows at confirmation depth.',
+  ...access.secretOrSession(), request: { headers: IdempotencyHeader, params: IdParam, body: jsonBody(CaptureOrderRequest, 'Optional fields; {} or no body captures all of it') },
+  responses: { 202: jsonResponse(Order, 'Capture requested'), ...errors(400, 401, 403, 404, 409, 413, 422) },
+});
+const voidOrder = createRoute({
+  method: 'post', path: '/v1/orders/{id}/void', tags: ['Orders'], summary: 'Void an authorized order (capture_method manual): the whole authorization back to the payer',
+  description: 'Sends voidAuthorization(orderId) on chain. 202: the order, still authorized with void_requested_at set; order.voided (void_reason requested) follows at confirmation depth.',
+  ...access.secretOrSession(), request: { headers: IdempotencyHeader, params: IdParam },
+  responses: { 202: jsonResponse(Order, 'Void requested'), ...errors(401, 403, 404, 409) },
+});
+
 export const orderRoutes = createRouter()
   .openapi(create, async (c) => {
     // The service records this body for an Idempotency-Key in the order's transaction: serialized once, here.
@@ -40,4 +54,12 @@ export const orderRoutes = createRouter()
   .openapi(get, async (c) => {
     const order = await c.get('services').orders.get(platformIdOf(c.get('principal')), c.req.valid('param').id);
     return c.json(serializeOrder(order), 200);
+  })
+  .openapi(capture, async (c) => {
+    const body = await c.get('services').authorizations.capture(platformIdOf(c.get('principal')), c.req.valid('param').id, c.req.valid('json'), serializeOrder);
+    return c.json(body, 202);
+  })
+  .openapi(voidOrder, async (c) => {
+    const body = await c.get('services').authorizations.void(platformIdOf(c.get('principal')), c.req.valid('param').id, serializeOrder);
+    return c.json(body, 202);
   });

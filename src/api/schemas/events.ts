@@ -41,7 +41,7 @@ export const CheckoutSessionEventObject = z
     order_id: z.string(),
     expires_at: z.string(),
     metadata: z.record(z.string(), z.unknown()),
-    order: Order.optional().openapi({ description: 'The confirmed order (checkout.session.completed only)' }),
+    order: Order.optional().openapi({ description: 'The confirmed (or, capture_method manual, authorized) order (checkout.session.completed only)' }),
   })
   .openapi('CheckoutSessionEventObject');
 
@@ -49,9 +49,11 @@ const OBJECT_OF = {
   'order.confirmed': [Order, 'OrderConfirmedEvent', 'The order reached its confirmation depth on chain.'],
   'order.failed': [Order, 'OrderFailedEvent', 'The order was failed (operator action or dispute).'],
   'order.expired': [Order, 'OrderExpiredEvent', 'The order passed deadline_at unpaid.'],
+  'order.authorized': [Order, 'OrderAuthorizedEvent', 'capture_method manual: the payment reached its confirmation depth and the router holds it (amount_authorized) until you capture or void it, or capture_before passes.'],
+  'order.voided': [Order, 'OrderVoidedEvent', 'capture_method manual: the authorization went back to the payer uncaptured (void_reason: requested, authorization_expired or reclaimed_by_payer).'],
   'refund.completed': [RefundEventObject, 'RefundCompletedEvent', 'The refund was paid to the buyer on chain.'],
   'refund.failed': [RefundEventObject, 'RefundFailedEvent', 'The refund can no longer be executed (its signature expired).'],
-  'checkout.session.completed': [CheckoutSessionEventObject, 'CheckoutSessionCompletedEvent', 'The session\'s order was confirmed.'],
+  'checkout.session.completed': [CheckoutSessionEventObject, 'CheckoutSessionCompletedEvent', 'The session\'s order was confirmed (or, for capture_method manual, authorized).'],
   'checkout.session.expired': [CheckoutSessionEventObject, 'CheckoutSessionExpiredEvent', 'The session expired unpaid (its order expired with it).'],
   'merchant.created': [Merchant, 'MerchantCreatedEvent', 'A merchant was created, directly or by completing an invitation.'],
   'settlement.completed': [Settlement, 'SettlementCompletedEvent', 'A reserve-release batch carrying your orders was confirmed on chain.'],

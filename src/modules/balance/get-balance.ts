@@ -5,10 +5,10 @@ import { inClosedSnapshot } from './close-balances.js';
 import { balanceRepo, type BalancePartRow } from './repo.js';
 import { toBig, toIso } from './serialize.js';
 
-type Sums = { gross: bigint; platformFees: bigint; hold: bigint; held: bigint; releasable: bigint; next: Date | null; fromReserve: bigint; fromSubmitter: bigint };
-const zero = (): Sums => ({ gross: 0n, platformFees: 0n, hold: 0n, held: 0n, releasable: 0n, next: null, fromReserve: 0n, fromSubmitter: 0n });
+type Sums = { gross: bigint; platformFees: bigint; hold: bigint; held: bigint; releasable: bigint; next: Date | null; fromReserve: bigint; fromSubmitter: bigint; authorized: bigint };
+const zero = (): Sums => ({ gross: 0n, platformFees: 0n, hold: 0n, held: 0n, releasable: 0n, next: null, fromReserve: 0n, fromSubmitter: 0n, authorized: 0n });
 const earliest = (a: Date | null, b: Date | null) => (a === null ? b : b === null ? a : a < b ? a : b);
-const ADD = ['gross', 'platformFees', 'hold', 'held', 'releasable', 'fromReserve', 'fromSubmitter'] as const;
+const ADD = ['gross', 'platformFees', 'hold', 'held', 'releasable', 'fromReserve', 'fromSubmitter', 'authorized'] as const;
 
 function add(s: Sums, r: BalancePartRow) {
   s.gross += toBig(r.gross);
@@ -18,6 +18,7 @@ function add(s: Sums, r: BalancePartRow) {
   s.releasable += toBig(r.releasable);
   s.fromReserve += toBig(r.from_reserve);
   s.fromSubmitter += toBig(r.from_submitter);
+  s.authorized += toBig(r.authorized);
   s.next = earliest(s.next, r.next_release_at === null ? null : new Date(r.next_release_at));
 }
 
@@ -42,7 +43,7 @@ export async function getBalance(db: Db, platformId: string, merchantId?: string
     for (const k of ADD) total[k] += s[k];
     total.next = earliest(total.next, s.next);
   }
-  const merchants = [...per.entries()].filter(([, s]) => s.gross > 0n)
+  const merchants = [...per.entries()].filter(([, s]) => s.gross > 0n || s.authorized > 0n)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, s]) => ({ merchant_id: id, ...totals(s) }));
   return { object: 'balance' as const, token: 'USDC' as const, as_of: toIso(chainTime), ...totals(total), merchants };
 }
@@ -57,5 +58,6 @@ function totals(s: Sums) {
     released: formatUnits(s.hold - s.held - s.fromReserve),
     refunded_from_reserve: formatUnits(s.fromReserve),
     refunded_from_submitter: formatUnits(s.fromSubmitter),
+    authorized: formatUnits(s.authorized),
   };
 }

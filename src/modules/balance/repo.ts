@@ -1,6 +1,9 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../../db/client.js';
-import type { BalanceTransactionType } from './schemas.js';
+import { PAID_AMOUNT_SQL } from '../orders/repo.js';
+import { BRANCHES } from './ledger-branches.js';
+import type { BalanceTransactionType, LedgerFilter } from './types.js';
+export type { LedgerFilter } from './types.js';
 
 /**
  * All SQL of the balance module. It reads orders, refunds, settlements, settlement_items and chain tables, and writes
@@ -10,23 +13,20 @@ import type { BalanceTransactionType } from './schemas.js';
 type Int = bigint | string | number | null;
 /** One row per merchant and source: closed sums, live payments, live refunds, or reserves held (others null). */
 export type BalancePartRow = {
-  src: 'closed' | 'paid' | 'refunds' | 'reserves'; merchant_id: string; gross: Int; platform_fees: Int; reserve_hold: Int;
-  from_reserve: Int; from_submitter: Int; held: Int; releasable: Int; next_release_at: Date | string | null;
+  src: 'closed' | 'paid' | 'refunds' | 'reserves' | 'authorized'; merchant_id: string; gross: Int; platform_fees: Int; reserve_hold: Int;
+  from_reserve: Int; from_submitter: Int; held: Int; releasable: Int; next_release_at: Date | string | null; authorized: Int;
 };
 export type LedgerRow = {
   id: string; type: BalanceTransactionType; status: 'posted' | 'failed'; amount: Int; from_address: string | null; to_address: string | null;
   merchant_id: string; order_id: string; refund_id: string | null; settlement_id: string | null; chain_id: number;
   tx_hash: string | null; block_time: Date | string; event_key: string; log_index: number | null;
 };
-export type LedgerFilter = {
-  platformId: string; merchantId?: string | undefined; types: readonly BalanceTransactionType[];
-  from?: Date | undefined; to?: Date | undefined; before?: { time: Date; id: string } | null; limit: number;
-  serviceTreasury: string | null;
-};
 export type DayRow = { day: string; gross: Int; refunded: Int; payments: Int; refunds: Int };
 
 const merchantIs = (col: string, m: string | undefined) => (m === undefined ? sql`` : sql`and ${sql.ref(col)} = ${m}`);
 const EPOCH = sql`'1970-01-01T00:00:00Z'::timestamptz`;
+/** What a paid order paid out: its amount, or the captured part of an authorization (orders' PAID_AMOUNT_SQL). */
+const PAID = sql.raw(PAID_AMOUNT_SQL);
 
 export const balanceRepo = {
   merchantExists: async (db: Executor, platformId: string, externalId: string) =>
@@ -39,23 +39,28 @@ export const balanceRepo = {
    */
   balanceParts: async (db: Executor, p: string, since: Date, m?: string) => (await sql<BalancePartRow>`
     select 'closed' as src, merchant_id, gross, platform_fees, reserve_hold, refunded_from_reserve as from_reserve,
-           refunded_from_submitter as from_submitter, null::int8 as held, null::int8 as releasable, null::timestamptz as next_release_at
+           refunded_from_submitter as from_submitter, null::int8 as held, null::int8 as releasable, null::timestamptz as next_release_at,
+           null::int8 as authorized
       from balance_closed_merchants where platform_id = ${p} ${merchantIs('merchant_id', m)}
     union all
-    select 'paid', merchant_external_id, sum(amount), sum(platform_fee), sum(reserve_hold), null, null, null, null, null
+    select 'paid', merchant_external_id, sum(${PAID}), sum(platform_fee), sum(reserve_hold), null, null, null, null, null, null
       from orders where platform_id = ${p} and paid_at is not null and paid_at >= ${since} ${merchantIs('merchant_external_id', m)}
       group by merchant_external_id
     union all
-    select 'refunds', merchant_external_id, null, null, null, sum(reserve_portion), sum(funding_required), null, null, null
+    select 'refunds', merchant_external_id, null, null, null, sum(reserve_portion), sum(funding_required), null, null, null, null
       from refunds where platform_id = ${p} and state = 'completed' and completed_at >= ${since} ${merchantIs('merchant_external_id', m)}
       group by merchant_external_id
     union all
     select 'reserves', o.merchant_external_id, null, null, null, null, null, sum(o.reserve_remaining),
            coalesce(sum(o.reserve_remaining) filter (where o.reserve_release_at <= c.last_block_time), 0),
-           min(o.reserve_release_at) filter (where c.last_block_time is null or o.reserve_release_at > c.last_block_time)
+           min(o.reserve_release_at) filter (where c.last_block_time is null or o.reserve_release_at > c.last_block_time), null
       from orders o left join chain_cursors c on c.chain_id = o.chain_id
       where o.platform_id = ${p} and o.reserve_remaining > 0 ${merchantIs('o.merchant_external_id', m)}
-      group by o.merchant_external_id`.execute(db)).rows,
+      group by o.merchant_external_id
+    union all
+    select 'authorized', merchant_external_id, null, null, null, null, null, null, null, null, sum(amount_authorized)
+      from orders where platform_id = ${p} and state = 'authorized' ${merchantIs('merchant_external_id', m)}
+      group by merchant_external_id`.execute(db)).rows,
 
   chainTime: async (db: Executor, platformId: string) => (await sql<{ t: Date | string | null }>`
     select c.last_block_time as t from platforms p join chain_cursors c on c.chain_id = p.chain_id where p.id = ${platformId}`.execute(db)).rows[0]?.t ?? null,
@@ -96,7 +101,7 @@ export const balanceRepo = {
   /** Adds payments and refunds with block time in [from, to) to the closed sums and moves the closing point to `to`. */
   close: async (tx: Executor, p: string, from: Date, to: Date) => {
     await sql`insert into balance_closed_merchants (platform_id, merchant_id, gross, platform_fees, reserve_hold)
-      select ${p}, merchant_external_id, sum(amount), sum(platform_fee), sum(reserve_hold) from orders
+      select ${p}, merchant_external_id, sum(${PAID}), sum(platform_fee), sum(reserve_hold) from orders
       where platform_id = ${p} and paid_at is not null and paid_at >= ${from} and paid_at < ${to} group by merchant_external_id
       on conflict (platform_id, merchant_id) do update set gross = balance_closed_merchants.gross + excluded.gross,
         platform_fees = balance_closed_merchants.platform_fees + excluded.platform_fees, reserve_hold = balance_closed_merchants.reserve_hold + excluded.reserve_hold`.execute(tx);
@@ -106,7 +111,7 @@ export const balanceRepo = {
       on conflict (platform_id, merchant_id) do update set refunded_from_reserve = balance_closed_merchants.refunded_from_reserve + excluded.refunded_from_reserve,
         refunded_from_submitter = balance_closed_merchants.refunded_from_submitter + excluded.refunded_from_submitter`.execute(tx);
     await sql`insert into balance_closed_days (platform_id, day, gross, payments)
-      select ${p}, (paid_at at time zone 'UTC')::date, sum(amount), count(*) from orders
+      select ${p}, (paid_at at time zone 'UTC')::date, sum(${PAID}), count(*) from orders
       where platform_id = ${p} and paid_at is not null and paid_at >= ${from} and paid_at < ${to} group by 2
       on conflict (platform_id, day) do update set gross = balance_closed_days.gross + excluded.gross, payments = balance_closed_days.payments + excluded.payments`.execute(tx);
     await sql`insert into balance_closed_days (platform_id, day, refunded, refunds)
@@ -132,7 +137,7 @@ export const balanceRepo = {
       select to_char(day, 'YYYY-MM-DD') as day, gross, refunded, payments, refunds from balance_closed_days
         where platform_id = ${p} and day >= (${since}::timestamptz at time zone 'UTC')::date
       union all
-      select to_char(paid_at at time zone 'UTC', 'YYYY-MM-DD'), amount, 0, 1, 0 from orders
+      select to_char(paid_at at time zone 'UTC', 'YYYY-MM-DD'), ${PAID}, 0, 1, 0 from orders
         where platform_id = ${p} and paid_at is not null and paid_at >= ${since > closed ? since : closed}
       union all
       select to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD'), 0, amount, 0, 1 from refunds
@@ -140,73 +145,3 @@ export const balanceRepo = {
     ) d group by day order by day`.execute(db)).rows,
 };
 
-type Branch = { type: BalanceTransactionType; build: (f: LedgerFilter) => RawBuilder<unknown> };
-
-/** Keyset and range on a branch's block-time column `t` and its id expression. */
-function window(t: string, id: RawBuilder<unknown>, f: LedgerFilter) {
-  const from = f.from ? sql`and ${sql.ref(t)} >= ${f.from}` : sql``;
-  const to = f.to ? sql`and ${sql.ref(t)} < ${f.to}` : sql``;
-  const before = f.before ? sql`and ${sql.ref(t)} <= ${f.before.time} and (${sql.ref(t)} < ${f.before.time} or ${id} < ${f.before.id})` : sql``;
-  return sql`${from} ${to} ${before} order by ${sql.ref(t)} desc, ${id} desc limit ${f.limit}`;
-}
-
-const paymentLeg = (type: BalanceTransactionType, leg: string, amount: string, to: (f: LedgerFilter) => RawBuilder<unknown>): Branch => ({
-  type,
-  build: (f) => {
-    const id = sql`('btx_' || substr(o.id, 5) || ${leg})`;
-    return sql`select ${id} as id, ${type}::text as type, 'posted'::text as status, ${sql.ref(`o.${amount}`)} as amount,
-      o.paid_by as from_address, ${to(f)}::text as to_address, o.merchant_external_id as merchant_id, o.id as order_id,
-      null::text as refund_id, null::text as settlement_id, o.chain_id, o.tx_hash, o.paid_at as block_time,
-      'OrderPaid:' || lower(o.onchain_id) as event_key
-      from orders o where o.platform_id = ${f.platformId} and o.paid_at is not null and ${sql.ref(`o.${amount}`)} > 0
-      ${merchantIs('o.merchant_external_id', f.merchantId)} ${window('o.paid_at', id, f)}`;
-  },
-});
-
-const refundLeg = (type: BalanceTransactionType, leg: string, amount: string, from: RawBuilder<unknown>): Branch => ({
-  type,
-  build: (f) => {
-    const id = sql`('btx_' || substr(r.id, 4) || ${leg})`;
-    return sql`select ${id} as id, ${type}::text as type, 'posted'::text as status, ${sql.ref(`r.${amount}`)} as amount,
-      ${from}::text as from_address, r.to_address, r.merchant_external_id as merchant_id, o.id as order_id,
-      r.id as refund_id, null::text as settlement_id, o.chain_id, r.tx_hash, r.completed_at as block_time,
-      'Refunded:' || lower(r.onchain_id) as event_key
-      from refunds r join orders o on o.id = r.order_id
-      where r.platform_id = ${f.platformId} and r.state = 'completed' and ${sql.ref(`r.${amount}`)} > 0
-      ${merchantIs('r.merchant_external_id', f.merchantId)} ${window('r.completed_at', id, f)}`;
-  },
-});
-
-const releaseLeg = (type: BalanceTransactionType, leg: string, state: string): Branch => ({
-  type,
-  build: (f) => {
-    const id = sql`('btx_' || substr(s.id, 5) || substr(i.order_id, 5) || ${leg})`;
-    const event = type === 'reserve_release' ? 'ReserveReleased:' : 'ReserveReleaseFailed:';
-    return sql`select ${id} as id, ${type}::text as type, ${state === 'released' ? 'posted' : 'failed'}::text as status,
-      coalesce(i.released_amount, i.amount) as amount, o.pay_to as from_address, o.merchant_wallet as to_address,
-      o.merchant_external_id as merchant_id, o.id as order_id, null::text as refund_id, s.id as settlement_id, s.chain_id,
-      s.tx_hash, s.confirmed_at as block_time, ${event} || lower(s.onchain_id) || ':' || lower(o.onchain_id) as event_key
-      from settlements s join settlement_items i on i.settlement_id = s.id join orders o on o.id = i.order_id
-      where s.confirmed_at is not null and i.platform_id = ${f.platformId} and i.state = ${state}
-      ${f.merchantId === undefined ? sql`` : sql`and o.platform_id = ${f.platformId} and o.paid_at is not null`}
-      ${merchantIs('o.merchant_external_id', f.merchantId)} ${window('s.confirmed_at', id, f)}`;
-  },
-});
-
-const BRANCHES: Branch[] = [
-  // The treasury the router paid the fee to: the last ServiceTreasuryUpdated before the payment's log (indexed
-  // from the router's deployment); SERVICE_TREASURY only for payments older than any indexed update.
-  paymentLeg('payment_service_fee', 'sf', 'service_fee', (f) => sql`coalesce((select t.treasury from router_treasury_updates t
-    where t.chain_id = o.chain_id and t.router = lower(o.pay_to) and (t.block_number, t.log_index) < (o.block_number,
-      coalesce((select l.log_index from chain_logs l where l.chain_id = o.chain_id and l.event_key = 'OrderPaid:' || lower(o.onchain_id)), 2147483647))
-    order by t.block_number desc, t.log_index desc limit 1), ${f.serviceTreasury})`),
-  paymentLeg('payment_platform_fee', 'pf', 'platform_fee', () => sql`o.platform_wallet`),
-  paymentLeg('payment_merchant_available', 'ma', 'merchant_available', () => sql`o.merchant_wallet`),
-  paymentLeg('payment_reserve_hold', 'rh', 'reserve_hold', () => sql`o.pay_to`),
-  refundLeg('refund_from_reserve', 'rr', 'reserve_portion', sql`o.pay_to`),
-  // The funder: the sender of the USDC transfer the Refunded event's fromSubmitter accounts for (null only for
-  // refunds completed before migration 018).
-  refundLeg('refund_from_submitter', 'rs', 'funding_required', sql`r.funded_by`),
-  releaseLeg('reserve_release', 'rl', 'released'),
-  releaseLeg('reserve_release_failed', 'rf', 'release_failed'),
-];

@@ -13,7 +13,7 @@ export const BalanceQuery = z
   .strict();
 
 const Totals = {
-  gross_volume: Amount.openapi({ description: 'Amount of every paid order' }),
+  gross_volume: Amount.openapi({ description: 'Amount of every paid order (for capture_method manual: the captured amount)' }),
   platform_fees: Amount.openapi({ description: 'Platform fees earned (sent to the platform wallet at payment)' }),
   reserve_held: Amount.openapi({ description: 'Reserve the router still holds' }),
   reserve_releasable: Amount.openapi({ description: 'Part of reserve_held whose hold has ended on the indexed chain time' }),
@@ -21,6 +21,7 @@ const Totals = {
   released: Amount.openapi({ description: 'Reserve released to merchant wallets' }),
   refunded_from_reserve: Amount.openapi({ description: 'Refunds the router paid out of reserves' }),
   refunded_from_submitter: Amount.openapi({ description: 'Refunds funded by the wallet that submitted them (platform or merchant)' }),
+  authorized: Amount.openapi({ description: 'Held by the router for authorized orders not captured yet (capture_method manual); not in gross_volume until captured' }),
 };
 export const MerchantBalance = z.object({ merchant_id: z.string(), ...Totals }).openapi('MerchantBalance');
 export const Balance = z
@@ -29,7 +30,7 @@ export const Balance = z
     token: z.literal('USDC'),
     as_of: z.string().nullable().openapi({ description: 'Indexed chain time (block time of the indexer cursor) the releasable amounts are decided on' }),
     ...Totals,
-    merchants: z.array(MerchantBalance).openapi({ description: 'Per merchant with any paid order, by merchant_id' }),
+    merchants: z.array(MerchantBalance).openapi({ description: 'Per merchant with any paid (or authorized) order, by merchant_id' }),
   })
   .openapi('Balance');
 

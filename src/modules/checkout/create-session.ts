@@ -5,6 +5,8 @@ import { newId, newSecret, sha256Hex } from '../../lib/ids.js';
 import type { ChainsService } from '../chains/service.js';
 import { recordResponseInTx } from '../idempotency/context.js';
 import type { Caller, OrdersService } from '../orders/index.js';
+import { captureBeforeOf } from '../orders/index.js';
+import type { CaptureRequest } from '../orders/schemas.js';
 import { sessionsRepo } from './repo.js';
 import { SESSION_DEFAULT_SECONDS } from './schemas.js';
 import { serializeSession } from './serialize.js';
@@ -19,7 +21,7 @@ export type CreateSessionInput = {
   payer_address?: Address | undefined;
   expires_in_seconds?: number | undefined;
   metadata?: Record<string, unknown> | undefined;
-};
+} & CaptureRequest;
 
 /**
  * POST /v1/checkout/sessions. A checkout session is a thin wrapper around an order (SPEC §1): its order is
@@ -36,6 +38,7 @@ export async function createSession(deps: { db: Db; config: Config; chains: Chai
   const prepared = await deps.orders.prepare(caller, {
     merchantExternalId: input.merchant_id, orderNo: input.order_no, chainId: input.chain_id, amount: input.amount,
     metadata: input.metadata ?? {}, deadline: expiresAt, payer: input.payer_address ?? null, checkoutSessionId: id,
+    captureBefore: captureBeforeOf(input, expiresAt),
   });
   const url = `${deps.config.dashboardUrl}/checkout/${token}`;
   return deps.db.transaction().execute(async (tx) => {

@@ -8,17 +8,18 @@ import { sessionCompletedObject, sessionExpiredObject, type SessionRow } from '.
 
 /**
  * Sessions follow their orders (subscribed to OrderTransitioned in services.ts, inside the order's
- * transaction): a paid order completes its session (open, or expired by the sweeper before the payment
- * reached depth: the chain wins), an expired order expires its open session. Checkout is the only writer of
+ * transaction): a paid order (or, for capture_method manual, an authorized one: the buyer is done) completes
+ * its session (open, or expired by the sweeper before the payment reached depth: the chain wins), an expired
+ * order expires its open session. Checkout is the only writer of
  * checkout_sessions and of the checkout.session.* events. One statement per batch of orders, whatever its size.
  */
 export async function sessionsFollowOrders(e: OrderTransitioned): Promise<void> {
-  if (e.trigger !== 'paid' && e.trigger !== 'expire') return;
+  if (e.trigger !== 'paid' && e.trigger !== 'authorize' && e.trigger !== 'expire') return;
   const ids = e.moved.filter((m) => m.order.checkout_session_id !== null).map((m) => m.order.id);
   if (ids.length === 0) return;
   const rows = new Map((await e.rows(ids)).map((o) => [o.id, o]));
   const orders = new Map(ids.map((id) => [id, rows.get(id)!]));
-  if (e.trigger === 'paid') {
+  if (e.trigger !== 'expire') {
     await emitFor(e.tx, orders, await sessionsRepo.completeOfOrders(e.tx, ids, e.at), 'checkout.session.completed', sessionCompletedObject);
   } else {
     await emitFor(e.tx, orders, await sessionsRepo.expireOfOrders(e.tx, ids), 'checkout.session.expired', sessionExpiredObject);

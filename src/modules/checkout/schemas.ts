@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { AddressSchema, AmountSchema, ChainIdSchema, ExternalIdSchema, MetadataSchema, TokenSchema } from '../../lib/schemas.js';
-import { ComputedSplit, Eip712, OrderNoSchema, OrderStateSchema } from '../orders/schemas.js';
+import { CaptureFields, ComputedSplit, Eip712, OrderNoSchema, OrderStateSchema, refineCapture } from '../orders/schemas.js';
 import { Gasless } from '../relay/schemas.js';
 
 export const SESSION_DEFAULT_SECONDS = 30 * 60;
@@ -24,8 +24,10 @@ export const CreateSessionRequest = z
     payer_address: AddressSchema.optional().openapi({ description: 'Locks the session (and the signed PayOrder) to this wallet' }),
     expires_in_seconds: z.number().int().min(60).max(SESSION_MAX_SECONDS).optional().openapi({ description: 'Default 1800 (30 min), max 86400 (24 h)' }),
     metadata: MetadataSchema.optional(),
+    ...CaptureFields,
   })
   .strict()
+  .superRefine(refineCapture)
   .openapi('CreateCheckoutSessionRequest');
 
 export const CheckoutSession = z
@@ -69,6 +71,8 @@ export const PublicCheckoutSession = z
       signature: z.string(),
       deadline_at: z.string(),
       tx_hash: z.string().nullable(),
+      capture_method: z.enum(['automatic', 'manual']),
+      capture_before: z.string().nullable().openapi({ description: 'manual: the payment is held (authorized) and charged later, before this instant, or returned to the buyer' }),
     }),
     chain: z.object({
       chain_id: z.number().int(),

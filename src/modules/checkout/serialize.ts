@@ -44,6 +44,7 @@ export function serializePublicSession({ session: s, order: row }: PublicRead, c
       id: order.id, order_no: order.order_no, state: order.state, chain_id: order.chain_id, token: order.token,
       token_address: order.token_address, amount: order.amount, computed_split: order.computed_split, pay_to: order.pay_to,
       eip712: order.eip712, signature: order.signature, deadline_at: order.deadline_at, tx_hash: order.tx_hash,
+      capture_method: order.capture_method, capture_before: order.capture_before,
     },
     chain: {
       chain_id: chain.chainId,
@@ -57,7 +58,7 @@ export function serializePublicSession({ session: s, order: row }: PublicRead, c
   };
 }
 
-/** What checkout.session.completed carries: the session and the confirmed order. */
+/** What checkout.session.completed carries: the session and the order (confirmed, or authorized for capture_method manual). */
 export const sessionCompletedObject = (session: SessionRow, order: OrderRow) => ({
   id: session.id, object: 'checkout_session', state: 'completed', order_id: order.id, expires_at: new Date(session.expires_at).toISOString(),
   metadata: order.metadata, order: serializeOrder(order),

@@ -6,6 +6,8 @@ export const EVENT_TYPES = [
   'order.confirmed',
   'order.failed',
   'order.expired',
+  'order.authorized',
+  'order.voided',
   'refund.completed',
   'refund.failed',
   'checkout.session.completed',

@@ -17,6 +17,10 @@ export const paidEventOf = (chainId: number, log: LogOf<'OrderPaid'>, blockTime:
 
 /** Each event's decoded log in the shape its handler takes (handlers.ts). */
 const decode: { [N in OneByOne]: (log: LogOf<N>, c: Ctx) => Parameters<ChainEventHandlers[N]>[1] } = {
+  OrderAuthorized: ({ args: a, transactionHash: txHash, blockNumber }, c) => ({ chainId: c.chainId, txHash, ...a, blockNumber, blockTime: c.blockTime }),
+  OrderCaptured: ({ args: a, transactionHash: txHash }, c) => ({ chainId: c.chainId, txHash, ...a, blockTime: c.blockTime }),
+  AuthorizationVoided: ({ args: a, transactionHash: txHash }, c) => ({ chainId: c.chainId, txHash, ...a, by: 'void', blockTime: c.blockTime }),
+  AuthorizationReclaimed: ({ args: a, transactionHash: txHash }, c) => ({ chainId: c.chainId, txHash, ...a, by: 'reclaim', blockTime: c.blockTime }),
   Refunded: ({ args: a, transactionHash: txHash }, c) => ({
     chainId: c.chainId, txHash, orderOnchainId: a.orderId, refundOnchainId: a.refundId, to: a.to, amount: a.amount,
     fromReserve: a.fromReserve, fromSubmitter: a.fromSubmitter, submitter: c.funder, blockTime: c.blockTime,

@@ -1,10 +1,15 @@
 import { getAbiItem, parseAbiItem, type Hex, type Log } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 
-/** The router events the indexer reads (DESIGN §6): payments, refunds, reserve releases, batches, cancellations,
- * the owner's recoveries and the service treasury's changes (the ledger's service-fee recipient). */
+/** The router events the indexer reads (DESIGN §6): payments, authorizations (charge later: held, captured, voided,
+ * reclaimed), refunds, reserve releases, batches, cancellations, the owner's recoveries and the service treasury's
+ * changes (the ledger's service-fee recipient). */
 export const INDEXED_EVENTS = [
   getAbiItem({ abi: paymentRouterAbi, name: 'OrderPaid' }),
+  getAbiItem({ abi: paymentRouterAbi, name: 'OrderAuthorized' }),
+  getAbiItem({ abi: paymentRouterAbi, name: 'OrderCaptured' }),
+  getAbiItem({ abi: paymentRouterAbi, name: 'AuthorizationVoided' }),
+  getAbiItem({ abi: paymentRouterAbi, name: 'AuthorizationReclaimed' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'Refunded' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'ReserveReleased' }),
   getAbiItem({ abi: paymentRouterAbi, name: 'ReserveReleaseFailed' }),
@@ -34,6 +39,10 @@ export function routerEventKey(log: RouterLog, ordinal: number): string {
   const id = (v: unknown) => String(v).toLowerCase();
   switch (log.eventName) {
     case 'OrderPaid':
+    case 'OrderAuthorized':
+    case 'OrderCaptured':
+    case 'AuthorizationVoided':
+    case 'AuthorizationReclaimed':
     case 'PayOrderCancelled':
       return `${log.eventName}:${id(a.orderId)}`;
     case 'Refunded':

@@ -1,6 +1,9 @@
 import type { Address, Hex } from 'viem';
 import type { Tx } from '../../db/client.js';
+import type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent } from '../orders/authorization-events.js';
 import type { OrderPaidEvent } from './events.js';
+
+export type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent };
 
 export type RefundedEvent = { chainId: number; orderOnchainId: Hex; refundOnchainId: Hex; to: Hex; amount: bigint; fromReserve: bigint; fromSubmitter: bigint; submitter: Hex | null; txHash: Hex; blockTime: Date };
 export type ReserveReleaseEvent = { chainId: number; orderOnchainId: Hex; batchOnchainId: Hex; merchant: Address; amount: bigint; txHash: Hex };
@@ -17,6 +20,14 @@ export type RefundCancelledEvent = { chainId: number; refundOnchainId: Hex; txHa
  */
 export type ChainEventHandlers = {
   OrderPaid: (tx: Tx, events: OrderPaidEvent[]) => Promise<unknown>;
+  /** Charge later: the router holds a manual order's payment. */
+  OrderAuthorized: (tx: Tx, e: OrderAuthorizedEvent) => Promise<unknown>;
+  /** The first half of a capture (its OrderPaid follows in the same transaction). */
+  OrderCaptured: (tx: Tx, e: OrderCapturedEvent) => Promise<unknown>;
+  /** The operator's voidAuthorization: the whole authorization back to the payer. */
+  AuthorizationVoided: (tx: Tx, e: AuthorizationEndedEvent) => Promise<unknown>;
+  /** The payer's (anyone's) reclaim after captureDeadline: the whole authorization back to the payer. */
+  AuthorizationReclaimed: (tx: Tx, e: AuthorizationEndedEvent) => Promise<unknown>;
   Refunded: (tx: Tx, e: RefundedEvent) => Promise<void>;
   ReserveReleased: (tx: Tx, e: ReserveReleaseEvent) => Promise<void>;
   ReserveReleaseFailed: (tx: Tx, e: ReserveReleaseEvent) => Promise<void>;

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { outboxCtes, planOutbox } from '../events/emit-many.js';
 import type { OrdersDeps } from './deps.js';
-import { refusePaid } from './paid-checks.js';
+import { paidTrigger, refusePaid } from './paid-checks.js';
 import type { OrderPaidEvent } from './paid-event.js';
 import { ordersRepo, type MovedOrder } from './repo.js';
 import { ORDER_TRANSITIONS } from './state.js';
@@ -9,7 +9,7 @@ import { ORDER_TRANSITIONS } from './state.js';
 /**
  * `applyOrderPaid` for many OrderPaid logs of one range, set-based: one statement locks the orders, one reads
  * the endpoints their events go to, and one confirms every payment that matches its order (compare-and-set on
- * the state) and writes its order.confirmed event and deliveries, the body built in SQL (serialize-sql.ts), so
+ * the state; a manual order's OrderPaid is the second half of its capture) and writes its order.confirmed event and deliveries, the body built in SQL (serialize-sql.ts), so
  * the rows never travel to Node and back. One OrderTransitioned carries the whole batch (checkout completes
  * its sessions in one statement). The rules are applyOrderPaid's, the same rows and events result; anomalies
  * (unknown order, mismatch, unexpected state) are alerts, one statement each (rare). Returns the orders
@@ -31,7 +31,11 @@ export async function applyOrderPaidMany(deps: Pick<OrdersDeps, 'clock' | 'trans
   }, at, (source) => outboxCtes(tx, source, 'order.confirmed', plan))).map((o) => [o.id, o]));
   // The rows are locked and were checked above: a row that did not move means the table changed under the lock.
   if (updated.size !== before.length) throw new Error(`applyPaidMany: ${before.length - updated.size} of ${before.length} orders did not move to confirmed`);
-  const moved = before.map((o) => ({ order: updated.get(o.id)!, from: o.state }));
-  await deps.transitions.publish({ tx, trigger: 'paid', to: ORDER_TRANSITIONS.paid.to, at, moved, rows: (ids) => ordersRepo.byIds(tx, ids) });
+  const moved = before.map((o) => ({ order: updated.get(o.id)!, from: o.state, trigger: paidTrigger(o) }));
+  // One OrderTransitioned per trigger: 'paid' (automatic orders), 'capture' (authorizations captured).
+  for (const trigger of ['paid', 'capture'] as const) {
+    const of = moved.filter((m) => m.trigger === trigger).map(({ order, from }) => ({ order, from }));
+    await deps.transitions.publish({ tx, trigger, to: ORDER_TRANSITIONS[trigger].to, at, moved: of, rows: (ids) => ordersRepo.byIds(tx, ids) });
+  }
   return moved.map(({ order }) => order);
 }

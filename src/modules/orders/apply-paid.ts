@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/client.js';
 import type { OrdersDeps } from './deps.js';
-import { refusePaid } from './paid-checks.js';
+import { paidTrigger, refusePaid } from './paid-checks.js';
 import type { OrderPaidEvent } from './paid-event.js';
 import { ordersRepo, type OrderRow } from './repo.js';
 import { transitionOrder } from './transition.js';
@@ -14,8 +14,10 @@ import { transitionOrder } from './transition.js';
 export async function applyOrderPaid(deps: Pick<OrdersDeps, 'clock' | 'transitions'>, tx: Executor, ev: OrderPaidEvent): Promise<OrderRow | undefined> {
   const order = await ordersRepo.lockByOnchainId(tx, ev.orderId);
   if (await refusePaid(tx, order, ev)) return undefined;
-  return transitionOrder(deps, tx, order!, 'paid', {
+  const automatic = order!.capture_method === 'automatic';
+  return transitionOrder(deps, tx, order!, paidTrigger(order!), {
     paid_by: ev.payer, tx_hash: ev.txHash, block_number: ev.blockNumber, paid_at: ev.blockTime, confirmed_at: deps.clock.now(),
     reserve_remaining: order!.reserve_hold, reserve_release_at: new Date(Number(ev.releaseAfter) * 1000),
+    ...(automatic ? { amount_authorized: order!.amount, amount_captured: order!.amount } : {}),
   }, 'order.confirmed');
 }

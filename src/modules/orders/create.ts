@@ -2,14 +2,14 @@ import type { Executor } from '../../db/client.js';
 import { recordResponseInTx, recordsResponse } from '../idempotency/context.js';
 import type { OrdersDeps } from './deps.js';
 import { insertPreparedOrder } from './insert.js';
-import { parseUnits, readSigningContext, signOrderRow, type Caller, type NewOrderInput } from './prepare.js';
+import { captureBeforeOf, parseUnits, readSigningContext, signOrderRow, type Caller, type NewOrderInput } from './prepare.js';
 import type { OrderRow } from './repo.js';
-import { DIRECT_ORDER_DEFAULT_SECONDS } from './schemas.js';
+import { DIRECT_ORDER_DEFAULT_SECONDS, type CaptureRequest } from './schemas.js';
 
 export type CreateOrderBody = {
   merchant_id: string; order_no: string; chain_id: number; amount: string;
   metadata?: Record<string, unknown> | undefined; expires_in_seconds?: number | undefined;
-};
+} & CaptureRequest;
 
 /**
  * POST /v1/orders. One statement per order once this instance has signed for the merchant: the order is
@@ -22,12 +22,11 @@ export type CreateOrderBody = {
  */
 export async function createOrder<B>(deps: OrdersDeps, caller: Caller, body: CreateOrderBody, answer: (o: OrderRow) => B): Promise<{ order: OrderRow; body: B }> {
   const chain = deps.chains.get(body.chain_id);
+  // The router checks the deadline (and captureDeadline) against block time: they are set on the chain's clock.
+  const deadline = new Date(chain.clock.now().getTime() + (body.expires_in_seconds ?? DIRECT_ORDER_DEFAULT_SECONDS) * 1000);
   const input: NewOrderInput = {
     merchantExternalId: body.merchant_id, orderNo: body.order_no, chainId: body.chain_id, amount: body.amount,
-    metadata: body.metadata ?? {},
-    // The router checks the deadline against block time: it is set on the chain's clock.
-    deadline: new Date(chain.clock.now().getTime() + (body.expires_in_seconds ?? DIRECT_ORDER_DEFAULT_SECONDS) * 1000),
-    payer: null, checkoutSessionId: null,
+    metadata: body.metadata ?? {}, deadline, payer: null, checkoutSessionId: null, captureBefore: captureBeforeOf(body, deadline),
   };
   const units = parseUnits(input.amount);
   const known = deps.memory.get(caller.platformId, input.merchantExternalId);

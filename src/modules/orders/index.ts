@@ -3,7 +3,11 @@ import type { Db, Executor } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ChainsService } from '../chains/service.js';
 import type { EventType } from '../events/service.js';
+import { applyOrderAuthorized } from './apply-authorized.js';
+import { applyOrderCaptured } from './apply-captured.js';
 import { applyOrderPaid } from './apply-paid.js';
+import { applyAuthorizationEnded } from './apply-voided.js';
+import type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent } from './authorization-events.js';
 import { applyOrderPaidMany } from './apply-paid-many.js';
 import { createOrder, type CreateOrderBody } from './create.js';
 import { lazyPayOrderSigner, type OrdersDeps } from './deps.js';
@@ -22,8 +26,10 @@ import { ordersSummary } from './summary.js';
 import { transitionOrder } from './transition.js';
 
 export type { Caller, NewOrderInput } from './prepare.js';
+export type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent } from './authorization-events.js';
 export type { OrderTransitioned, OrderTransitionListener, OrderTransitions } from './events.js';
 export { createOrderTransitions } from './events.js';
+export { captureBeforeOf } from './prepare.js';
 
 /**
  * The orders service: each operation is a function of its own file (operation map in docs/architecture.md),
@@ -44,6 +50,10 @@ export function createOrdersService(d: { db: Db; config: Config; chains: ChainsS
     /** applyPaid for a run of OrderPaid logs, set-based (the indexer's batched path). */
     applyPaidMany: (tx: Executor, events: OrderPaidEvent[]) => applyOrderPaidMany(deps, tx, events),
     expireDue: (chainId: number, indexedUntil: Date, batch?: number) => expireDueOrders(deps, chainId, indexedUntil, batch),
+    /** Charge later: OrderAuthorized, OrderCaptured (before its OrderPaid), AuthorizationVoided / AuthorizationReclaimed. */
+    applyAuthorized: (tx: Executor, ev: OrderAuthorizedEvent) => applyOrderAuthorized(deps, tx, ev),
+    applyCaptured: (tx: Executor, ev: OrderCapturedEvent) => applyOrderCaptured(deps, tx, ev),
+    applyAuthorizationEnded: (tx: Executor, ev: AuthorizationEndedEvent) => applyAuthorizationEnded(deps, tx, ev),
   };
 }
 

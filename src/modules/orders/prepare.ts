@@ -7,6 +7,7 @@ import type { ChainRuntime } from '../chains/service.js';
 import type { OrdersDeps } from './deps.js';
 import { ordersRepo, type NewOrderRow } from './repo.js';
 import type { SigningContext } from './signing-memory.js';
+import { CAPTURE_WITHIN_DEFAULT_SECONDS, type CaptureRequest } from './schemas.js';
 import { computeSplit } from './split.js';
 
 export type NewOrderInput = {
@@ -18,7 +19,19 @@ export type NewOrderInput = {
   deadline: Date;
   payer: Address | null;
   checkoutSessionId: string | null;
+  /** Charge later: the instant (deadline + capture window) before which the authorization can be captured; null: automatic. */
+  captureBefore: Date | null;
 };
+
+/**
+ * capture_before of a new order: the signed deadline (deadline_at in whole seconds, as the PayOrder carries it)
+ * plus the capture window, for a manual order; none for an automatic one. Whole seconds: it IS the signed
+ * captureDeadline, the instant the router enforces.
+ */
+export function captureBeforeOf(body: CaptureRequest, deadline: Date): Date | null {
+  if (body.capture_method !== 'manual') return null;
+  return new Date((Math.floor(deadline.getTime() / 1000) + (body.capture_within_seconds ?? CAPTURE_WITHIN_DEFAULT_SECONDS)) * 1000);
+}
 
 /**
  * Who creates an order: the platform, and the API key that still has to be found unrevoked when the request's
@@ -58,7 +71,8 @@ export async function signOrderRow(deps: Pick<OrdersDeps, 'config' | 'sign'>, pl
     orderId: toBytes32Id(id), token: chain.usdc, amount: units, payer: input.payer ?? zeroAddress,
     merchant: merchant.merchant_wallet as Address, platform: platform.platform_wallet as Address,
     serviceFee: split.serviceFee, platformFee: split.platformFee, reserveHold: split.reserveHold,
-    deadline: BigInt(Math.floor(input.deadline.getTime() / 1000)),
+    deadline: unixSeconds(input.deadline),
+    captureDeadline: input.captureBefore ? unixSeconds(input.captureBefore) : 0n,
   };
   const signature = await deps.sign(chain.chainId, chain.router, message);
   return {
@@ -71,8 +85,11 @@ export async function signOrderRow(deps: Pick<OrdersDeps, 'config' | 'sign'>, pl
     payer_address: input.payer, merchant_wallet: merchant.merchant_wallet, platform_wallet: platform.platform_wallet,
     eip712: JSON.stringify(payOrderJson(chain.chainId, chain.router, message)), signature, deadline_at: input.deadline,
     checkout_session_id: input.checkoutSessionId,
+    capture_method: input.captureBefore ? 'manual' : 'automatic', capture_before: input.captureBefore,
   };
 }
+
+const unixSeconds = (d: Date) => BigInt(Math.floor(d.getTime() / 1000));
 
 /** Validate, read the platform and merchant, split and sign: the row to insert (checkout sessions use it). */
 export async function prepareOrder(deps: Pick<OrdersDeps, 'db' | 'config' | 'chains' | 'sign'>, caller: Caller, input: NewOrderInput): Promise<NewOrderRow> {

@@ -4,7 +4,18 @@ import { precompiled } from '../../db/precompiled.js';
 import type { Cursor } from '../../db/pagination.js';
 import type { OrderState, OrdersTable } from '../../db/schema.js';
 import { orderJsonSql } from './serialize-sql.js';
+import type { Split } from './split.js';
 import { ORDER_TRANSITIONS } from './state.js';
+
+/**
+ * What a paid order paid out, in SQL: its amount, or for capture_method manual the captured part. (An automatic
+ * order's amount_captured equals its amount once confirmed; the amount is read so rows written before migration
+ * 024, or by hand, count the same.)
+ */
+export const PAID_AMOUNT_SQL = "(case when capture_method = 'manual' then amount_captured else amount end)";
+
+/** The states an OrderPaid moves an order from: unpaid (automatic), or authorized with its capture recorded (manual). */
+const PAID_FROM = [...ORDER_TRANSITIONS.paid.from, ...ORDER_TRANSITIONS.capture.from];
 
 export type OrderRow = Selectable<OrdersTable>;
 /** What a transition names of each order it moved; the whole row is read on demand (OrderTransitioned.rows). */
@@ -42,7 +53,7 @@ export const NEW_ORDER_COLUMNS = [
   'id', 'platform_id', 'merchant_id', 'merchant_external_id', 'order_no', 'chain_id', 'token', 'token_address', 'amount',
   'service_fee_bps', 'platform_fee_bps', 'reserve_bps', 'service_fee', 'platform_fee', 'merchant_gross', 'reserve_hold',
   'merchant_available', 'metadata', 'state', 'pay_to', 'onchain_id', 'payer_address', 'merchant_wallet', 'platform_wallet',
-  'eip712', 'signature', 'deadline_at', 'checkout_session_id',
+  'eip712', 'signature', 'deadline_at', 'checkout_session_id', 'capture_method', 'capture_before',
 ] as const;
 type NewOrderColumn = (typeof NEW_ORDER_COLUMNS)[number];
 export type NewOrderRow = { [K in NewOrderColumn]: Insertable<OrdersTable>[K] };
@@ -71,7 +82,7 @@ const insertIfCurrentWithKeyQuery = precompiled((db: Executor, keyId: string, ..
 /** The columns an OrderPaid is checked against (paid-checks.ts): the batched path locks and reads only these. */
 const PAID_CHECK_COLUMNS = [
   'id', 'onchain_id', 'platform_id', 'state', 'chain_id', 'token_address', 'amount', 'service_fee', 'platform_fee', 'reserve_hold',
-  'merchant_wallet', 'platform_wallet', 'payer_address',
+  'merchant_wallet', 'platform_wallet', 'payer_address', 'capture_method', 'amount_captured', 'tx_hash',
 ] as const satisfies readonly (keyof OrderRow)[];
 export type PaidCheckRow = Pick<OrderRow, (typeof PAID_CHECK_COLUMNS)[number]>;
 
@@ -137,6 +148,16 @@ export const ordersRepo = {
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
   },
 
+  /**
+   * An OrderCaptured on an authorized order (apply-captured.ts): what was captured, the split of it, and the
+   * capture's transaction, which its OrderPaid must carry. The state moves with that OrderPaid.
+   */
+  recordCapture: (db: Executor, id: string, captured: bigint, s: Split, txHash: string, now: Date) =>
+    db.updateTable('orders').set({
+      amount_captured: captured, service_fee: s.serviceFee, platform_fee: s.platformFee, merchant_gross: s.merchantGross,
+      reserve_hold: s.reserveHold, merchant_available: s.merchantAvailable, tx_hash: txHash, updated_at: now,
+    }).where('id', '=', id).where('state', '=', 'authorized').execute(),
+
   /** Compare-and-set: the update happens only from one of the allowed states; no row → caller re-reads. */
   transition: (db: Executor, id: string, from: readonly OrderState[], set: Updateable<OrdersTable>, now: Date) =>
     db.updateTable('orders').set({ ...set, updated_at: now })
@@ -151,8 +172,8 @@ export const ordersRepo = {
     (await sql<PaidCheckRow>`select ${sql.join(PAID_CHECK_COLUMNS.map((c) => sql.ref(c)))} from orders where onchain_id = any(${onchainIds}::text[]) order by id for update`.execute(db)).rows,
 
   /**
-   * The `paid` transition for many orders and their order.confirmed events, in one statement (UPDATE … FROM
-   * unnest): each row moves only from the states ORDER_TRANSITIONS.paid leaves (compare-and-set, as
+   * The `paid` (and `capture`) transition for many orders and their order.confirmed events, in one statement
+   * (UPDATE … FROM unnest): each row moves only from the states those leave (compare-and-set, as
    * `transition`), and each row that moved gets its event `eventId`, with its public object built in SQL from
    * the row as written (serialize-sql.ts), by the outbox CTEs `outbox` appends (events' outboxCtes, reading
    * CTE `paid`). Only the moved orders' ids come back: the rows never leave the database.
@@ -162,10 +183,12 @@ export const ordersRepo = {
       with paid as (
         update orders o set state = ${ORDER_TRANSITIONS.paid.to}, paid_by = u.paid_by, tx_hash = u.tx_hash, block_number = u.block::int8,
           paid_at = u.paid_at::timestamptz, confirmed_at = ${now.toISOString()}::timestamptz, reserve_remaining = o.reserve_hold,
-          reserve_release_at = u.release_at::timestamptz, updated_at = ${now.toISOString()}::timestamptz
+          reserve_release_at = u.release_at::timestamptz, updated_at = ${now.toISOString()}::timestamptz,
+          amount_authorized = case when o.capture_method = 'automatic' then o.amount else o.amount_authorized end,
+          amount_captured = case when o.capture_method = 'automatic' then o.amount else o.amount_captured end
         from unnest(${p.id}::text[], ${p.eventId}::text[], ${p.paidBy}::text[], ${p.txHash}::text[], ${p.block}::text[], ${p.paidAt}::text[], ${p.releaseAt}::text[])
           as u(id, event_id, paid_by, tx_hash, block, paid_at, release_at)
-        where o.id = u.id and o.state = any(${[...ORDER_TRANSITIONS.paid.from]}::text[])
+        where o.id = u.id and o.state = any(${PAID_FROM}::text[])
         returning o.id, o.platform_id, o.checkout_session_id, u.event_id, ${orderJsonSql('o')} as body),
       ${outbox('paid')}
       select id, platform_id, checkout_session_id from paid`.execute(db)).rows,
@@ -188,14 +211,14 @@ export const ordersRepo = {
       .where('platform_id', '=', platformId).executeTakeFirstOrThrow(),
 
   grossSince: (db: Executor, platformId: string, since: Date) =>
-    db.selectFrom('orders').select(sql<string>`coalesce(sum(amount), 0)::text`.as('gross'))
+    db.selectFrom('orders').select(sql<string>`coalesce(sum(${sql.raw(PAID_AMOUNT_SQL)}), 0)::text`.as('gross'))
       .where('platform_id', '=', platformId).where('confirmed_at', '>=', since).executeTakeFirstOrThrow(),
 
   grossDaily: (db: Executor, platformId: string, since: Date) =>
     db.selectFrom('orders')
       .select([
         sql<string>`to_char(date_trunc('day', confirmed_at at time zone 'UTC'), 'YYYY-MM-DD')`.as('day'),
-        sql<string>`sum(amount)::text`.as('gross'),
+        sql<string>`sum(${sql.raw(PAID_AMOUNT_SQL)})::text`.as('gross'),
         sql<string>`count(*)::text`.as('count'),
       ])
       .where('platform_id', '=', platformId).where('confirmed_at', '>=', since)

@@ -3,6 +3,28 @@ import { AmountSchema, ChainIdSchema, ExternalIdSchema, MetadataSchema, TokenSch
 import { ORDER_STATES } from '../../lib/order-states.js';
 
 export const DIRECT_ORDER_DEFAULT_SECONDS = 3600;
+/** Charge later: how long after deadline_at a manual order's authorization may be captured (capture_before). */
+export const CAPTURE_WITHIN_DEFAULT_SECONDS = 604_800;
+export const CAPTURE_WITHIN_MIN_SECONDS = 3_600;
+export const CAPTURE_WITHIN_MAX_SECONDS = 2_592_000;
+
+/** The request fields of charge later, shared by orders and checkout sessions. */
+export const CaptureFields = {
+  capture_method: z.enum(['automatic', 'manual']).optional().openapi({
+    description: 'automatic (default): the payment is captured when mined. manual: it is held by the router as an authorization until you capture it (POST /v1/orders/{id}/capture) or void it',
+  }),
+  capture_within_seconds: z.number().int().min(CAPTURE_WITHIN_MIN_SECONDS).max(CAPTURE_WITHIN_MAX_SECONDS).optional().openapi({
+    description: `manual only: capture window after deadline_at, ${CAPTURE_WITHIN_MIN_SECONDS}..${CAPTURE_WITHIN_MAX_SECONDS} s (default ${CAPTURE_WITHIN_DEFAULT_SECONDS}); capture_before = deadline_at + this`,
+  }),
+};
+export type CaptureRequest = { capture_method?: 'automatic' | 'manual' | undefined; capture_within_seconds?: number | undefined };
+
+/** capture_within_seconds belongs to a manual order only (422 naming it otherwise). */
+export function refineCapture(v: CaptureRequest, ctx: z.RefinementCtx): void {
+  if (v.capture_within_seconds !== undefined && v.capture_method !== 'manual') {
+    ctx.addIssue({ code: 'custom', path: ['capture_within_seconds'], message: 'is only allowed with capture_method "manual"' });
+  }
+}
 
 export const OrderNoSchema = z.string().min(1).max(128).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII');
 
@@ -15,8 +37,10 @@ export const CreateOrderRequest = z
     amount: AmountSchema,
     metadata: MetadataSchema.optional(),
     expires_in_seconds: z.number().int().min(60).max(86_400).optional().openapi({ description: 'Payment window, 60..86400 s (default 3600); sets deadline_at' }),
+    ...CaptureFields,
   })
   .strict()
+  .superRefine(refineCapture)
   .openapi('CreateOrderRequest');
 
 export const ComputedSplit = z
@@ -66,8 +90,20 @@ export const Order = z
     failure_reason: z.string().nullable(),
     created_at: z.string(),
     confirmed_at: z.string().nullable(),
+    capture_method: z.enum(['automatic', 'manual']),
+    capture_before: z.string().nullable().openapi({ description: 'manual: the authorization can be captured before this instant (chain time; deadline_at + capture_within_seconds); null for automatic' }),
+    amount_authorized: z.string().openapi({ description: 'Human units the router held for the order ("0.00" until paid; = amount for an automatic order once confirmed)' }),
+    amount_captured: z.string().openapi({ description: 'Human units paid out to the parties ("0.00" until captured; = amount for an automatic order once confirmed). Refunds are bounded by it' }),
+    capture_requested_at: z.string().nullable().openapi({ description: 'manual: a capture was requested and is on its way to the chain (null again if it failed)' }),
+    void_requested_at: z.string().nullable().openapi({ description: 'manual: a void was requested (by you, or by the service when capture_before passed)' }),
+    void_reason: z.enum(['requested', 'authorization_expired', 'reclaimed_by_payer']).nullable().openapi({ description: 'Why a voided authorization went back to the payer; null unless voided' }),
   })
   .openapi('Order');
+
+export const CaptureOrderRequest = z
+  .object({ amount: AmountSchema.optional().openapi({ description: 'Human units to capture, at most amount_authorized (default: all of it). The rest goes back to the payer in the same transaction' }) })
+  .strict()
+  .openapi('CaptureOrderRequest');
 
 /** Date.parse rolls 2026-02-31 over to March: the calendar day must exist as written. */
 function isRealDate(v: string): boolean {
@@ -104,7 +140,7 @@ export type ListOrdersFilters = z.infer<typeof ListOrdersQuery>;
 export const OrderSummary = z
   .object({
     total: z.number().int(),
-    pending: z.number().int(),
+    pending: z.number().int().openapi({ description: 'Orders in pending_payment (authorized orders are not counted: the buyer has paid)' }),
     confirmed: z.number().int().openapi({ description: 'Orders paid (confirmed, partially_refunded or refunded)' }),
     gross_24h: z.string().openapi({ description: 'Amount of orders confirmed in the last 24 h, human units' }),
     gross_daily: z.array(z.object({ day: z.string(), gross: z.string(), count: z.number().int() })),

@@ -33,6 +33,13 @@ export function serializeOrder(o: OrderRow) {
     failure_reason: o.failure_reason,
     created_at: o.created_at.toISOString(),
     confirmed_at: o.confirmed_at?.toISOString() ?? null,
+    capture_method: o.capture_method,
+    capture_before: o.capture_before?.toISOString() ?? null,
+    amount_authorized: formatUnits(o.amount_authorized),
+    amount_captured: formatUnits(o.amount_captured),
+    capture_requested_at: o.capture_requested_at?.toISOString() ?? null,
+    void_requested_at: o.void_requested_at?.toISOString() ?? null,
+    void_reason: o.void_reason,
   };
 }
 export type SerializedOrder = ReturnType<typeof serializeOrder>;

@@ -19,6 +19,10 @@ export type Split = {
 
 const BPS = 10_000n;
 
+/** What a paid order paid out (and what refunds are bounded by): its amount, or the captured part of an authorization. */
+export const paidAmountOf = (o: { capture_method: 'automatic' | 'manual'; amount: bigint; amount_captured: bigint }): bigint =>
+  o.capture_method === 'manual' ? o.amount_captured : o.amount;
+
 export function computeSplit(amount: bigint, serviceFeeBps: number, platformFeeBps: number, reserveBps: number): Split {
   if (amount <= 0n) throw new RangeError('amount must be positive');
   for (const bps of [serviceFeeBps, platformFeeBps, reserveBps]) {

@@ -5,6 +5,7 @@ import type { Logger } from '../../lib/logger.js';
 import { canMove } from '../../lib/transitions.js';
 import { recordAlert } from '../alerts/service.js';
 import type { OrderRow } from '../orders/repo.js';
+import { paidAmountOf } from '../orders/split.js';
 import { ORDER_TRANSITIONS } from '../orders/state.js';
 import type { OrderMover } from './deps.js';
 import { emitRefundEvent } from './fail.js';
@@ -67,12 +68,14 @@ export async function applyRefunded(deps: ApplyRefundedDeps, tx: Tx, e: Refunded
 async function applyToOrder(deps: ApplyRefundedDeps, tx: Tx, e: RefundedLog, order: OrderRow, refund: RefundRow): Promise<OrderRow> {
   let refunded = order.refunded_amount + e.amount;
   let reserve = order.reserve_remaining - e.fromReserve;
-  if (refunded > order.amount || reserve < 0n) {
+  // What was paid out is the ceiling: the whole amount, or what a manual order's capture took.
+  const paid = paidAmountOf(order);
+  if (refunded > paid || reserve < 0n) {
     await recordAlert(tx, e.chainId, 'refund_order_out_of_sync', { order_id: order.id, refund_id: refund.id, refunded, reserve, tx_hash: e.txHash });
-    refunded = min(refunded, order.amount);
+    refunded = min(refunded, paid);
     reserve = max(reserve, 0n);
   }
-  const trigger = refunded >= order.amount ? 'refund_full' : 'refund_partial';
+  const trigger = refunded >= paid ? 'refund_full' : 'refund_partial';
   const set = { refunded_amount: refunded, reserve_remaining: reserve };
   if (canMove(ORDER_TRANSITIONS, order.state, trigger)) return deps.orders.transition(tx, order, trigger, set);
   await recordAlert(tx, e.chainId, 'refund_order_state', { order_id: order.id, state: order.state, refund_id: refund.id, tx_hash: e.txHash });

@@ -8,6 +8,7 @@ import { canMove } from '../../lib/transitions.js';
 import type { ChainsService } from '../chains/service.js';
 import { recordResponseInTx } from '../idempotency/context.js';
 import type { OrderRow } from '../orders/repo.js';
+import { paidAmountOf } from '../orders/split.js';
 import { ORDER_TRANSITIONS } from '../orders/state.js';
 import { refundsRepo, type RefundRow } from './repo.js';
 import { serializeRefund } from './serialize.js';
@@ -50,11 +51,13 @@ export async function createRefund(deps: CreateRefundDeps, platformId: string, b
     if (!order) throw new AppError('not_found', `No order '${body.order_id}'.`, 'order_id');
     guardRefundable(order);
     const open = await refundsRepo.openTotals(tx, order.id);
-    const refundable = order.amount - order.refunded_amount - open.amount;
+    // Up to what was paid out: the amount, or for capture_method manual the captured part (amount_captured).
+    const paid = paidAmountOf(order);
+    const refundable = paid - order.refunded_amount - open.amount;
     const amount = requested ?? refundable;
     if (amount <= 0n || amount > refundable) {
       throw new AppError('amount_exceeds_refundable',
-        `Order ${order.id} has ${formatUnits(max(refundable, 0n))} USDC left to refund (amount ${formatUnits(order.amount)}, refunded ${formatUnits(order.refunded_amount)}, held by open refunds ${formatUnits(open.amount)}).`,
+        `Order ${order.id} has ${formatUnits(max(refundable, 0n))} USDC left to refund (paid ${formatUnits(paid)}, refunded ${formatUnits(order.refunded_amount)}, held by open refunds ${formatUnits(open.amount)}).`,
         'amount');
     }
     // Reserve already promised to open refunds is not offered twice. While a settlement batch carries the

@@ -14,7 +14,7 @@ export type PayOrderStruct = {
   platformFee: bigint;
   reserveHold: bigint;
   deadline: bigint;
-  /** 0: automatic capture; else the unix second the authorization can be captured until (charge later). */
+  /** 0: paid and split at once; otherwise an authorization the merchant captures before this instant (unix seconds). */
   captureDeadline: bigint;
 };
 
