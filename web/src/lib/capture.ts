@@ -1,5 +1,5 @@
-import { toBase } from './money';
-import type { Order } from './types';
+import { toBase } from './money.js';
+import type { Order } from './types.js';
 
 /**
  * Charge later (manual capture), as the pages read it: the buyer's payment is an authorization the router

@@ -44,7 +44,7 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
   return (
     <div className="panel pay-panel">
       <div className="panel-head">
-        <h1>{phase === 'confirmed' ? (manual ? 'Payment authorized' : 'Payment complete') : inFlight ? 'Payment in progress' : 'Pay with your wallet'}</h1>
+        <h1>{phase === 'confirmed' ? (manual ? 'Authorization complete' : 'Payment complete') : inFlight ? 'Payment in progress' : 'Pay with your wallet'}</h1>
         <p className="muted">
           {phase === 'confirmed' ? (manual ? 'Authorized on-chain.' : 'Confirmed on-chain.') : inFlight ? 'Your payment is on its way.' : awaitingNetwork ? 'Expired, awaiting the network: a payment already sent will still complete.' : expired ? 'This checkout has expired.' : <>Expires in <span className="tabular">{formatCountdown(expiresIn)}</span></>}
         </p>
