@@ -89,7 +89,7 @@ export function OrderDetailPage({ id }: { id: string }) {
               ...(o.reserve_remaining !== undefined ? [['Reserve held', `${formatBase(o.reserve_remaining)} USDC`] as [string, string]] : []),
               ['Created', formatDate(o.created_at)],
               ['Pay before', formatDate(o.deadline_at)],
-              [manual ? 'Captured at' : 'Confirmed', formatDate(o.confirmed_at)],
+              ...(o.state === 'voided' ? [] : [[manual ? 'Captured at' : 'Confirmed', formatDate(o.confirmed_at)] as [string, string]]),
               ['Paid by', o.paid_by ? <Hash key="pb" value={o.paid_by} /> : '—'],
               ['Transaction', o.tx_hash ? <Hash key="tx" value={o.tx_hash} head={10} tail={8} /> : '—'],
               ...(o.payer_address ? [['Reserved for', <Hash key="pa" value={o.payer_address} />] as [string, ReactNode]] : []),
