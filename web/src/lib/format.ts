@@ -35,3 +35,24 @@ export function humanize(state: string): string {
   const words = state.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/** Time left as a live countdown reads: "6 d 23 h", "5 h 07 min", "12:04" (never negative). */
+export function formatRemaining(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const d = Math.floor(total / 86_400);
+  const h = Math.floor((total % 86_400) / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  if (d > 0) return `${d} d ${h} h`;
+  if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
+  return `${m}:${String(s).padStart(2, '0')}`;
+}
+
+const dateTimeZone = new Intl.DateTimeFormat(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+
+/** The reader's local time with its zone ("Fri, Dec 4, 2026, 09:15 AM GMT+1"): for deadlines a buyer acts on. */
+export function formatLocalDeadline(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '—' : dateTimeZone.format(d);
+}

@@ -5,7 +5,9 @@ import { PublicShell, StatePanel } from '../../components/PublicShell';
 import { Button, Spinner } from '../../components/ui';
 import { api, ApiError } from '../../lib/api';
 import { useTitle } from '../../lib/router';
+import { PAID_STATES } from '../../lib/capture';
 import type { CheckoutSession } from '../../lib/types';
+import { DonePanel } from './DonePanel';
 import { chainFromSession, makeWagmiConfig } from '../../wallet/config';
 import { PaymentPanel } from './PaymentPanel';
 import { OrderSummary } from './Summary';
@@ -66,7 +68,7 @@ export function CheckoutPage({ token }: { token: string }) {
   const cancel = safeUrl(s.cancel_url);
   const success = safeUrl(s.success_url);
   const context = <>Paying <strong>{s.merchant.name}</strong> via {s.platform.name}</>;
-  const done = s.state === 'completed' || s.order.state === 'confirmed';
+  const done = s.state === 'completed' || PAID_STATES.includes(s.order.state);
 
   if (s.state === 'expired' && !started) {
     return (
@@ -80,9 +82,7 @@ export function CheckoutPage({ token }: { token: string }) {
   if (done && !started) {
     return (
       <PublicShell context={context}>
-        <StatePanel icon="check" title="This order is paid" actions={success && <a className="btn btn-primary btn-md" href={success}><span>Return to {s.merchant.name}</span></a>}>
-          <p>Order {s.order.order_no} for {s.order.amount} {s.order.token} has been paid and confirmed. There is nothing more to do.</p>
-        </StatePanel>
+        <DonePanel session={s} successUrl={success} />
       </PublicShell>
     );
   }

@@ -12,16 +12,16 @@ const NOTE: Record<Method, string> = {
   approve: '',
 };
 
-function label(phase: Phase, amountText: string): string {
+function label(phase: Phase, amountText: string, verb: string): string {
   if (phase === 'signing') return 'Sign in your wallet…';
   if (phase === 'confirm_in_wallet') return 'Confirm in your wallet…';
   if (phase === 'relaying') return 'Sending your payment…';
-  if (phase === 'batch_pending') return 'Paying…';
-  return `Pay ${amountText}`;
+  if (phase === 'batch_pending') return verb === 'Pay' ? 'Paying…' : 'Authorizing…';
+  return `${verb} ${amountText}`;
 }
 
 /** The pay button for the method in use, and "pay another way" when there is a next one. */
-export function PayActions({ pay, amountText, disabled }: { pay: Pay; amountText: string; disabled: boolean }) {
+export function PayActions({ pay, amountText, verb = 'Pay', disabled }: { pay: Pay; amountText: string; verb?: 'Pay' | 'Authorize'; disabled: boolean }) {
   const { phase } = pay.progress;
   const loading = ['signing', 'confirm_in_wallet', 'relaying', 'batch_pending', 'approve_pending'].includes(phase);
   const other = pay.next && (
@@ -34,7 +34,7 @@ export function PayActions({ pay, amountText, disabled }: { pay: Pay; amountText
       <div data-method="approve">
         <ol className="pay-steps">
           <li className="pay-step-current"><span>Approve USDC <span className="pay-step-note">lets the payment router take exactly {amountText}, nothing more</span></span></li>
-          <li>Pay</li>
+          <li>{verb}</li>
         </ol>
         <Button variant="primary" size="lg" block loading={loading} disabled={disabled} onClick={pay.approve}>
           {phase === 'confirm_in_wallet' ? 'Confirm in your wallet…' : phase === 'approve_pending' ? 'Approving…' : `Approve ${amountText}`}
@@ -48,13 +48,13 @@ export function PayActions({ pay, amountText, disabled }: { pay: Pay; amountText
       {pay.method === 'approve' ? (
         <ol className="pay-steps">
           <li className="pay-step-done">USDC approved</li>
-          <li className="pay-step-current">Pay</li>
+          <li className="pay-step-current">{verb}</li>
         </ol>
       ) : (
         <p className="pay-method-note muted">{NOTE[pay.method]}</p>
       )}
       <Button variant="primary" size="lg" block loading={loading} disabled={disabled} onClick={pay.pay}>
-        {label(phase, amountText)}
+        {label(phase, amountText, verb)}
       </Button>
       {other}
     </div>

@@ -9,6 +9,9 @@ import type { CheckoutSession } from '../../lib/types';
 import { chainFromSession } from '../../wallet/config';
 import { ConnectedAccount, ConnectWallet } from '../../wallet/ConnectWallet';
 import { useNow } from '../../lib/useNow';
+import { isManual } from '../../lib/capture';
+import { formatLocalDeadline } from '../../lib/format';
+import { AuthorizeNotice } from './AuthorizeNotice';
 import { PaymentStatus } from './PaymentStatus';
 import { PayActions } from './PayActions';
 import { usePayment } from './usePayment';
@@ -36,15 +39,18 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
   // Past expires_at the service still waits for the network: a payment sent in time may be confirming.
   const awaitingNetwork = expired && session.state === 'open';
   const amountText = `${formatHuman(session.order.amount)} ${session.order.token}`;
+  const manual = isManual(session.order);
 
   return (
     <div className="panel pay-panel">
       <div className="panel-head">
-        <h1>{phase === 'confirmed' ? 'Payment complete' : inFlight ? 'Payment in progress' : 'Pay with your wallet'}</h1>
+        <h1>{phase === 'confirmed' ? (manual ? 'Authorization complete' : 'Payment complete') : inFlight ? 'Payment in progress' : 'Pay with your wallet'}</h1>
         <p className="muted">
-          {phase === 'confirmed' ? 'Confirmed on-chain.' : inFlight ? 'Your payment is on its way.' : awaitingNetwork ? 'Expired, awaiting the network: a payment already sent will still complete.' : expired ? 'This checkout has expired.' : <>Expires in <span className="tabular">{formatCountdown(expiresIn)}</span></>}
+          {phase === 'confirmed' ? (manual ? 'Authorized on-chain.' : 'Confirmed on-chain.') : inFlight ? 'Your payment is on its way.' : awaitingNetwork ? 'Expired, awaiting the network: a payment already sent will still complete.' : expired ? 'This checkout has expired.' : <>Expires in <span className="tabular">{formatCountdown(expiresIn)}</span></>}
         </p>
       </div>
+
+      {manual && !inFlight && phase !== 'confirmed' && <AuthorizeNotice session={session} amountText={amountText} />}
 
       {payer && !inFlight && (
         <Alert tone="info" title="Reserved for one wallet">
@@ -90,12 +96,12 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
           ) : !pay.methodsReady ? (
             <div className="funds-loading" aria-busy="true">Checking what your wallet supports…</div>
           ) : (
-            <PayActions pay={pay} amountText={amountText} disabled={busy || expired} />
+            <PayActions pay={pay} amountText={amountText} verb={manual ? 'Authorize' : 'Pay'} disabled={busy || expired} />
           )}
         </div>
       )}
 
-      <PaymentStatus phase={phase} confirmations={pay.progress.confirmations} required={session.chain.confirmations_required} hash={pay.progress.payHash} explorer={session.chain.block_explorer_url} />
+      <PaymentStatus doneLabel={manual ? 'Authorized' : 'Confirmed'} phase={phase} confirmations={pay.progress.confirmations} required={session.chain.confirmations_required} hash={pay.progress.payHash} explorer={session.chain.block_explorer_url} />
       <div className="slot" data-testid="payment-error">
         {error && <Alert tone="error">{error}</Alert>}
       </div>
@@ -122,8 +128,20 @@ function Confirmed({ session, successUrl }: { session: CheckoutSession; successU
   return (
     <div className="confirmed">
       <div className="confirmed-icon" aria-hidden="true">✓</div>
-      <h2>Payment confirmed</h2>
-      <p className="muted">{session.merchant.name} has received your payment of {formatHuman(session.order.amount)} {session.order.token}.</p>
+      {isManual(session.order) ? (
+        <>
+          <h2>Payment authorized</h2>
+          <p className="muted">
+            {formatHuman(session.order.amount)} {session.order.token} is held for {session.merchant.name}. You are charged when they capture it, by{' '}
+            {formatLocalDeadline(session.order.capture_before)}; anything not captured comes back to your wallet automatically.
+          </p>
+        </>
+      ) : (
+        <>
+          <h2>Payment confirmed</h2>
+          <p className="muted">{session.merchant.name} has received your payment of {formatHuman(session.order.amount)} {session.order.token}.</p>
+        </>
+      )}
       {successUrl && (
         <>
           <p className="muted">Returning you to {session.merchant.name} in {Math.max(left, 0)} s…</p>

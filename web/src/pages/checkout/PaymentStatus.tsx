@@ -4,13 +4,16 @@ import type { Phase } from './usePayment';
 
 const ORDER: Phase[] = ['submitted', 'confirming', 'confirmed'];
 
-/** The live badge: submitted → confirming n/N → confirmed. Its space is reserved so nothing jumps. */
-export function PaymentStatus({ phase, confirmations, required, hash, explorer }: { phase: Phase; confirmations: number; required: number; hash: Hex | null; explorer: string | null }) {
+/**
+ * The live badge: submitted → confirming n/N → confirmed ("Authorized" for a manual-capture order: the buyer's
+ * funds are held, not paid). Its space is reserved so nothing jumps.
+ */
+export function PaymentStatus({ phase, confirmations, required, hash, explorer, doneLabel = 'Confirmed' }: { phase: Phase; confirmations: number; required: number; hash: Hex | null; explorer: string | null; doneLabel?: 'Confirmed' | 'Authorized' }) {
   const live = ORDER.includes(phase) || phase === 'reverted';
   const index = ORDER.indexOf(phase);
   const waitingForService = phase === 'confirming' && confirmations >= required;
   const label =
-    phase === 'confirmed' ? 'Confirmed'
+    phase === 'confirmed' ? doneLabel
       : phase === 'confirming' ? (waitingForService ? `Confirming ${confirmations}/${required} · finalising` : `Confirming ${confirmations}/${required}`)
         : phase === 'reverted' ? 'Failed'
           : 'Submitted';
@@ -23,7 +26,7 @@ export function PaymentStatus({ phase, confirmations, required, hash, explorer }
             {label}
           </div>
           <ol className="status-track" aria-hidden="true">
-            {['Submitted', 'Confirming', 'Confirmed'].map((s, i) => (
+            {['Submitted', 'Confirming', doneLabel].map((s, i) => (
               <li key={s} className={phase === 'reverted' ? 'track-todo' : i < index || phase === 'confirmed' ? 'track-done' : i === index ? 'track-current' : 'track-todo'}>
                 {s}
               </li>

@@ -1,11 +1,13 @@
 import { formatBase, formatHuman } from '../../lib/money';
 import { ChainName } from '../../components/ui';
+import { isManual } from '../../lib/capture';
 import type { CheckoutSession } from '../../lib/types';
 
 /** Left column: who is paid, how much, and how the payment is split on-chain. All amounts from base units. */
 export function OrderSummary({ session }: { session: CheckoutSession }) {
   const { order, merchant, platform } = session;
   const split = order.computed_split;
+  const manual = isManual(order);
   return (
     <div className="summary">
       <p className="summary-merchant">
@@ -15,12 +17,12 @@ export function OrderSummary({ session }: { session: CheckoutSession }) {
           <span className="summary-sub">Order {order.order_no}</span>
         </span>
       </p>
-      <p className="summary-label">Amount due</p>
+      <p className="summary-label">{manual ? 'Amount to authorize' : 'Amount due'}</p>
       <p className="summary-amount" data-testid="checkout-amount">
         {formatHuman(order.amount)} <span className="summary-currency">{order.token}</span>
       </p>
       <table className="split-table" aria-label="Fee breakdown">
-        <caption>How your payment is split</caption>
+        <caption>{manual ? 'How your payment is split if captured in full' : 'How your payment is split'}</caption>
         <tbody>
           <tr>
             <th scope="row">Service fee <span className="muted">(Trisettle)</span></th>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, type Dispatch, type SetStateAction } from 'react';
 import type { Hex, PublicClient } from 'viem';
+import { PAID_STATES } from '../../lib/capture';
 import type { CheckoutSession, Relay } from '../../lib/types';
 import { walletErrorMessage } from '../../wallet/errors';
 import type { Progress } from './usePayment';
@@ -18,7 +19,8 @@ type Args = {
  * it has a transaction hash, then the transaction to the required depth; the session's confirmed state wins.
  */
 export function useFollowPayment({ session, client, progress, setProgress, onRelayFailed, relayFailed }: Args) {
-  const serverConfirmed = session.state === 'completed' || session.order.state === 'confirmed';
+  // Paid, or for a manual-capture order authorized (held by the router until the merchant captures).
+  const serverConfirmed = session.state === 'completed' || PAID_STATES.includes(session.order.state);
   const required = session.chain.confirmations_required;
   const set = (p: Partial<Progress>) => setProgress((prev) => ({ ...prev, ...p }));
 

@@ -7,6 +7,7 @@ import { formatBase, formatHuman, toBase } from '../../lib/money';
 import { useTitle } from '../../lib/router';
 import { BALANCE_TRANSACTION_TYPES, type Balance, type BalanceTotals, type BalanceTransaction, type NetVolume } from '../../lib/types';
 import { ExportLink } from './exports';
+import { ledgerLabel } from './ledger-labels';
 import { NetVolumeChart } from './NetVolumeChart';
 import { Pager, usePaged } from './paging';
 
@@ -14,6 +15,7 @@ import { Pager, usePaged } from './paging';
 export function BalanceFigures({ b }: { b: BalanceTotals }) {
   const items: [string, string, string?][] = [
     ['Reserve held', b.reserve_held, 'Held by the router for your merchants'],
+    ['Authorized, not captured', b.authorized, 'Held by the router until you capture or void'],
     ['Releasable now', b.reserve_releasable, b.next_release_at ? `Next release ${formatDate(b.next_release_at)}` : 'Nothing else held'],
     ['Released', b.released, 'Sent to merchant wallets'],
     ['Refunded from reserve', b.refunded_from_reserve],
@@ -106,7 +108,7 @@ export function BalancesPage() {
             <span>Type</span>
             <select value={type} onChange={(e) => setType(e.target.value)} aria-label="Transaction type">
               <option value="">All types</option>
-              {BALANCE_TRANSACTION_TYPES.map((t) => <option key={t} value={t}>{humanize(t)}</option>)}
+              {BALANCE_TRANSACTION_TYPES.map((t) => <option key={t} value={t}>{ledgerLabel(t)}</option>)}
             </select>
           </label>
         </div>
@@ -127,7 +129,7 @@ export function LedgerTable({ rows, loading, error }: { rows: BalanceTransaction
         <tbody>
           {loading ? <SkeletonRows cols={8} /> : rows.map((t) => (
             <tr key={t.id}>
-              <td>{humanize(t.type)}{t.status === 'failed' && <> <Badge state="failed" /></>}</td>
+              <td>{ledgerLabel(t.type)}{t.status === 'failed' && <> <Badge state="failed" /></>}</td>
               <td className="num strong nowrap">{formatHuman(t.amount)}</td>
               <td>{t.from_address ? <Hash value={t.from_address} /> : <span className="muted">—</span>}</td>
               <td>{t.to_address ? <Hash value={t.to_address} /> : <span className="muted">—</span>}</td>

@@ -3,11 +3,16 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { Alert, Badge, Button, Card, ChainName, DescriptionList, Hash, Link, Spinner } from '../../components/ui';
 import { api, ApiError } from '../../lib/api';
 import { formatDate } from '../../lib/format';
+import { chargedAmount, isManual } from '../../lib/capture';
 import { formatBase, formatHuman, toBase } from '../../lib/money';
 import { useTitle } from '../../lib/router';
 import { type List, type Order, type Refund } from '../../lib/types';
+import { AuthorizationCard } from './AuthorizationCard';
+import { CaptureActions } from './CaptureActions';
+import { captureRequest } from './capture-request';
 import { RefundActions } from './RefundActions';
 import { RefundModal } from './RefundModal';
+import { SplitBar } from './SplitBar';
 
 const CANCELLATION = { pending: 'cancelling', cancelled: 'cancelled on chain', too_late: 'executed before the cancellation' } as const;
 const isOpen = (r: Refund) => r.state === 'pending' || r.state === 'requires_funding';
@@ -17,7 +22,14 @@ export function OrderDetailPage({ id }: { id: string }) {
   const order = useQuery({
     queryKey: ['order', id],
     queryFn: () => api.get<Order>(`/v1/orders/${encodeURIComponent(id)}`),
-    refetchInterval: (q) => (q.state.data?.state === 'pending_payment' ? 4_000 : false),
+    // Unpaid and authorized orders move on chain (paid; captured, voided or reclaimed): follow them live,
+    // every 2 s while a requested capture or void is on its way.
+    refetchInterval: (q) => {
+      const o = q.state.data;
+      if (o?.state === 'pending_payment') return 4_000;
+      if (o?.state === 'authorized') return captureRequest(o) ? 2_000 : 10_000;
+      return false;
+    },
   });
   const refunds = useQuery({
     queryKey: ['refunds', 'order', id],
@@ -43,6 +55,7 @@ export function OrderDetailPage({ id }: { id: string }) {
   }
   const o = order.data;
   const canRefund = o.state === 'confirmed' || o.state === 'partially_refunded';
+  const manual = isManual(o);
   return (
     <div className="page">
       <Link href="/dashboard/orders" className="back-link">← Orders</Link>
@@ -50,26 +63,33 @@ export function OrderDetailPage({ id }: { id: string }) {
         <div>
           <p className="eyebrow">Order {o.order_no}</p>
           <h1 className="page-title amount-title">
-            {formatHuman(o.amount)} <span className="muted">{o.token}</span> <Badge state={o.state} />
+            {formatHuman(chargedAmount(o))} <span className="muted">{o.token}</span> <Badge state={o.state} />
           </h1>
         </div>
-        <div className="page-actions">{canRefund && <Button variant="danger" onClick={() => setRefunding(true)}>Refund</Button>}</div>
+        <div className="page-actions">
+          {canRefund && <Button variant="danger" onClick={() => setRefunding(true)}>Refund</Button>}
+          {o.state === 'authorized' && <CaptureActions order={o} />}
+        </div>
       </div>
+      {manual && o.state !== 'voided' && <AuthorizationCard order={o} />}
       <div className="detail-grid">
-        <Card title="Split">
-          <SplitBar order={o} />
-        </Card>
+        {o.state === 'voided' ? <AuthorizationCard order={o} /> : (
+          <Card title={o.state === 'authorized' || (manual && o.state === 'pending_payment') ? 'Split if captured in full' : 'Split'}>
+            <SplitBar order={o} />
+          </Card>
+        )}
         <Card title="Details">
           <DescriptionList
             items={[
               ['Order ID', <Hash key="id" value={o.id} />],
               ['Merchant', <Link key="m" href={`/dashboard/merchants/${encodeURIComponent(o.merchant_id)}`} className="mono-soft">{o.merchant_id}</Link>],
               ['Network', <ChainName key="n" chainId={o.chain_id} />],
+              ['Capture', manual ? 'Manual (charge later)' : 'Automatic'],
               ['Payment router', <Hash key="r" value={o.pay_to} />],
               ...(o.reserve_remaining !== undefined ? [['Reserve held', `${formatBase(o.reserve_remaining)} USDC`] as [string, string]] : []),
               ['Created', formatDate(o.created_at)],
               ['Pay before', formatDate(o.deadline_at)],
-              ['Confirmed', formatDate(o.confirmed_at)],
+              ...(o.state === 'voided' ? [] : [[manual ? 'Captured at' : 'Confirmed', formatDate(o.confirmed_at)] as [string, string]]),
               ['Paid by', o.paid_by ? <Hash key="pb" value={o.paid_by} /> : '—'],
               ['Transaction', o.tx_hash ? <Hash key="tx" value={o.tx_hash} head={10} tail={8} /> : '—'],
               ...(o.payer_address ? [['Reserved for', <Hash key="pa" value={o.payer_address} />] as [string, ReactNode]] : []),
@@ -79,7 +99,7 @@ export function OrderDetailPage({ id }: { id: string }) {
           />
         </Card>
       </div>
-      <Card title="Refunds" padded={false}>
+      {o.state !== 'authorized' && o.state !== 'voided' && <Card title="Refunds" padded={false}>
         {refunds.isError ? (
           <div className="card-body"><Alert tone="error">{refunds.error.message}</Alert></div>
         ) : (refunds.data?.data.length ?? 0) === 0 ? (
@@ -103,7 +123,7 @@ export function OrderDetailPage({ id }: { id: string }) {
             </tbody>
           </table></div>
         )}
-      </Card>
+      </Card>}
       {o.metadata && Object.keys(o.metadata).length > 0 && (
         <Card title="Metadata">
           <pre className="code-block">{JSON.stringify(o.metadata, null, 2)}</pre>
@@ -120,34 +140,4 @@ function isPositive(human: string): boolean {
   } catch {
     return false;
   }
-}
-
-function SplitBar({ order }: { order: Order }) {
-  const s = order.computed_split;
-  const parts: [string, string, string][] = [
-    ['Service fee', s.service_fee, 'seg-service'],
-    ['Platform fee', s.platform_fee, 'seg-platform'],
-    ['Merchant, available now', s.merchant_available, 'seg-merchant'],
-    ['Merchant, held in reserve', s.reserve_hold, 'seg-reserve'],
-  ];
-  const total = parts.reduce((a, [, v]) => a + BigInt(v || '0'), 0n);
-  return (
-    <div className="split">
-      <div className="split-bar" role="img" aria-label="Split of the payment">
-        {parts.map(([label, v, cls]) => {
-          const pct = total > 0n ? Number((BigInt(v || '0') * 10000n) / total) / 100 : 0;
-          return pct > 0 ? <span key={label} className={`seg ${cls}`} style={{ width: `${pct}%` }} title={`${label}: ${formatBase(v)} USDC`} /> : null;
-        })}
-      </div>
-      <table className="split-legend">
-        <tbody>
-          {parts.map(([label, v, cls]) => (
-            <tr key={label}><th scope="row"><span className={`swatch ${cls}`} aria-hidden="true" />{label}</th><td className="num">{formatBase(v)} USDC</td></tr>
-          ))}
-          <tr className="split-total"><th scope="row">Merchant gross</th><td className="num">{formatBase(s.merchant_gross)} USDC</td></tr>
-          <tr className="split-total"><th scope="row">Total paid</th><td className="num">{formatHuman(order.amount)} USDC</td></tr>
-        </tbody>
-      </table>
-    </div>
-  );
 }

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, DescriptionList, Field, Modal } from '../../components/ui';
 import { api } from '../../lib/api';
+import { chargedAmount } from '../../lib/capture';
 import { AMOUNT_RE, formatBase, formatHuman } from '../../lib/money';
 import type { List, Order, Refund } from '../../lib/types';
 import { paramError, type Errors } from './forms';
@@ -23,7 +24,8 @@ export function RefundModal({ orderId, onClose }: { orderId?: string; onClose: (
   const oid = orderId ?? (ORDER_ID.test(f.order_id.trim()) ? f.order_id.trim() : undefined);
   const order = useQuery({ queryKey: ['order', oid], enabled: Boolean(oid), retry: false, queryFn: () => api.get<Order>(`/v1/orders/${encodeURIComponent(oid!)}`) });
   const refunds = useQuery({ queryKey: ['refunds', 'order', oid], enabled: Boolean(oid), retry: false, queryFn: () => api.get<List<Refund>>('/v1/refunds', { order_id: oid!, limit: 100 }) });
-  const preview = order.data && refunds.data ? refundPreview(order.data, refunds.data.data, f.amount) : null;
+  // A captured authorization is refundable up to what was captured, not what was authorized.
+  const preview = order.data && refunds.data ? refundPreview({ ...order.data, amount: chargedAmount(order.data) }, refunds.data.data, f.amount) : null;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
