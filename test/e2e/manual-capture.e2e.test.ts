@@ -120,12 +120,16 @@ describe('charge later: authorize at checkout, capture or void from the dashboar
     // The deadline in the buyer's local time, as the browser formats capture_before.
     const local = await page.evaluate((iso) => new Intl.DateTimeFormat(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(iso)), captureBefore);
     expect(text).toContain(local);
+    // The footer speaks of an authorization, not of funds moving straight to the recipients.
+    expect(await page.locator('.public-footer').textContent()).toContain('Authorized funds wait in the payment contract until captured');
     await page.getByRole('button', { name: /Test Wallet/ }).click();
     await page.locator('[data-method]').waitFor();
     expect(await method(page)).toBe('gasless');
     await shot(page, 'manual-1-hosted-authorize');
     await page.getByRole('button', { name: 'Authorize 10.00 USDC' }).click();
     await expectAuthorized(page, session.order_id, '10.00');
+    // Paid gaslessly: the summary no longer offers (or charges) a network fee in ETH.
+    await expect.poll(async () => page.locator('.summary-note').textContent()).not.toContain('network fee');
     await shot(page, 'manual-2-hosted-authorized');
     expect(wallet.count('eth_signTypedData_v4')).toBe(1);
     expect(wallet.count('eth_sendTransaction')).toBe(0);

@@ -1,8 +1,17 @@
 import type { ReactNode } from 'react';
 import { Logo } from './ui';
 
+/** What the footer tells the visitor about their money: a buyer paying, a buyer authorizing, a merchant onboarding. */
+export type ShellPromise = 'pay' | 'authorize' | 'onboard';
+
+const PROMISE: Record<ShellPromise, string> = {
+  pay: 'Funds move directly from your wallet to the recipients on-chain',
+  authorize: 'Authorized funds wait in the payment contract until captured; what is not captured returns to your wallet',
+  onboard: 'Signing proves you own the wallet: it costs nothing and moves no funds',
+};
+
 /** Frame of the public pages (onboarding, checkout): brand bar, a centred column, a trust footer. */
-export function PublicShell({ children, aside, context }: { children: ReactNode; aside?: ReactNode; context?: ReactNode }) {
+export function PublicShell({ children, aside, context, promise = 'pay' }: { children: ReactNode; aside?: ReactNode; context?: ReactNode; promise?: ShellPromise }) {
   return (
     <div className="public">
       <header className="public-bar">
@@ -16,7 +25,7 @@ export function PublicShell({ children, aside, context }: { children: ReactNode;
       <footer className="public-footer">
         <span>Non-custodial settlement by Trisettle</span>
         <span aria-hidden="true">·</span>
-        <span>Funds move directly from your wallet to the recipients on-chain</span>
+        <span>{PROMISE[promise]}</span>
       </footer>
     </div>
   );

@@ -5,7 +5,7 @@ import { PublicShell, StatePanel } from '../../components/PublicShell';
 import { Button, Spinner } from '../../components/ui';
 import { api, ApiError } from '../../lib/api';
 import { useTitle } from '../../lib/router';
-import { PAID_STATES } from '../../lib/capture';
+import { isManual, PAID_STATES } from '../../lib/capture';
 import type { CheckoutSession } from '../../lib/types';
 import { DonePanel } from './DonePanel';
 import { chainFromSession, makeWagmiConfig } from '../../wallet/config';
@@ -69,10 +69,11 @@ export function CheckoutPage({ token }: { token: string }) {
   const success = safeUrl(s.success_url);
   const context = <>Paying <strong>{s.merchant.name}</strong> via {s.platform.name}</>;
   const done = s.state === 'completed' || PAID_STATES.includes(s.order.state);
+  const promise = isManual(s.order) ? 'authorize' : 'pay';
 
   if (s.state === 'expired' && !started) {
     return (
-      <PublicShell context={context}>
+      <PublicShell context={context} promise={promise}>
         <StatePanel icon="clock" title="This checkout has expired" actions={cancel && <a className="btn btn-secondary btn-md" href={cancel}><span>Return to {s.merchant.name}</span></a>}>
           <p>The payment window for order {s.order.order_no} closed before it was paid. No money was taken. Go back to {s.merchant.name} to start a new checkout.</p>
         </StatePanel>
@@ -81,13 +82,13 @@ export function CheckoutPage({ token }: { token: string }) {
   }
   if (done && !started) {
     return (
-      <PublicShell context={context}>
+      <PublicShell context={context} promise={promise}>
         <DonePanel session={s} successUrl={success} />
       </PublicShell>
     );
   }
   return (
-    <PublicShell context={context} aside={<OrderSummary session={s} />}>
+    <PublicShell context={context} promise={promise} aside={<OrderSummary session={s} />}>
       <WalletScope session={s}>
         <PaymentPanel session={s} token={token} onStart={() => setStarted(true)} successUrl={success} cancelUrl={cancel} />
       </WalletScope>

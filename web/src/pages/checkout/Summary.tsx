@@ -47,11 +47,19 @@ export function OrderSummary({ session }: { session: CheckoutSession }) {
         </tbody>
       </table>
       <p className="summary-note">
-        Paid on <ChainName chainId={session.chain.chain_id} />. Fees come out of the total;{' '}
-        {session.gasless?.enabled ? 'you pay nothing extra: the network fee is paid for you when you sign a gasless payment.' : 'you pay nothing extra apart from the network fee in ETH.'}
+        Paid on <ChainName chainId={session.chain.chain_id} />. Fees come out of the total{feeNote(session)}
       </p>
     </div>
   );
+}
+
+/** What the buyer pays beyond the total: said only while there is something left to pay (after a gasless payment
+ *  the offer is gone, and "the network fee in ETH" would be wrong). */
+function feeNote(session: CheckoutSession): string {
+  if (session.state !== 'open' || session.order.state !== 'pending_payment') return '.';
+  return session.gasless?.enabled
+    ? '; you pay nothing extra: the network fee is paid for you when you sign a gasless payment.'
+    : '; you pay nothing extra apart from the network fee in ETH.';
 }
 
 function initials(name: string): string {

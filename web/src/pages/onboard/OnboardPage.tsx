@@ -30,7 +30,7 @@ export function OnboardPage({ token }: { token: string }) {
 
   if (invitation.isPending) {
     return (
-      <PublicShell>
+      <PublicShell promise="onboard">
         <div className="panel panel-loading" aria-busy="true">
           <Spinner label="Loading invitation" />
           <p className="muted">Loading your invitation…</p>
@@ -44,7 +44,7 @@ export function OnboardPage({ token }: { token: string }) {
   const inv = invitation.data!;
   if (done) return <OnboardDone inv={inv} merchant={done.merchant} />;
   return (
-    <PublicShell context={<>Invitation from <strong>{inv.platform_name}</strong></>}>
+    <PublicShell promise="onboard" context={<>Invitation from <strong>{inv.platform_name}</strong></>}>
       <OnboardSteps inv={inv} token={token} onDone={setDone} onTerminal={setTerminal} />
     </PublicShell>
   );
@@ -167,7 +167,7 @@ function SignStep({ token, wallet, name, onDone, onTerminal }: { token: string; 
 function OnboardDone({ inv, merchant }: { inv: PublicInvitation; merchant: Merchant }) {
   useTitle('You are all set');
   return (
-    <PublicShell context={<>Invitation from <strong>{inv.platform_name}</strong></>}>
+    <PublicShell promise="onboard" context={<>Invitation from <strong>{inv.platform_name}</strong></>}>
       <StatePanel icon="check" title="You're all set">
         <p>
           <strong>{merchant.name}</strong> can now receive payments through {inv.platform_name}.
@@ -187,7 +187,7 @@ function InvitationProblem({ code, message, retry }: { code: string; message: st
   useTitle('Invitation');
   if (code === 'invitation_expired') {
     return (
-      <PublicShell>
+      <PublicShell promise="onboard">
         <StatePanel icon="clock" title="This invitation has expired">
           <p>Invitation links are valid for a limited time. Ask the platform that invited you to send a new link.</p>
         </StatePanel>
@@ -196,7 +196,7 @@ function InvitationProblem({ code, message, retry }: { code: string; message: st
   }
   if (code === 'invitation_used') {
     return (
-      <PublicShell>
+      <PublicShell promise="onboard">
         <StatePanel icon="lock" title="This invitation has already been used">
           <p>Each invitation link works once, and this one already connected a wallet. If that was not you, contact the platform that invited you.</p>
         </StatePanel>
@@ -205,7 +205,7 @@ function InvitationProblem({ code, message, retry }: { code: string; message: st
   }
   if (code === 'not_found') {
     return (
-      <PublicShell>
+      <PublicShell promise="onboard">
         <StatePanel icon="search" title="Invitation not found">
           <p>We could not find this invitation. Check that you opened the complete link, exactly as you received it.</p>
         </StatePanel>
@@ -213,7 +213,7 @@ function InvitationProblem({ code, message, retry }: { code: string; message: st
     );
   }
   return (
-    <PublicShell>
+    <PublicShell promise="onboard">
       <StatePanel icon="warning" title="We could not load this invitation" actions={<Button onClick={retry}>Try again</Button>}>
         <p>{message || 'Something went wrong.'}</p>
       </StatePanel>
