@@ -181,10 +181,12 @@ const CASES: Record<string, Case> = {
 /**
  * Mutations that create nothing and hand out no secret: repeating them after the lapse is harmless
  * (revoking or deleting again, scheduling a delivery again, asking again for a refund's cancellation, which
- * finds it pending and enqueues nothing). Rolling a webhook secret is not in this list:
+ * finds it pending and enqueues nothing; asking again for an order's capture or void, which finds one requested and
+ * answers 409 invalid_state without enqueuing a second: one open request per order, test/api/charge-later.test.ts).
+ * Rolling a webhook secret is not in this list:
  * a second roll would drop the secret receivers still verify with (checked below on its own).
  */
-const STATE_ONLY = ['POST /v1/developers/keys/{id}/revoke', 'DELETE /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/deliveries/{id}/redeliver', 'POST /v1/webhooks/endpoints/{id}/roll-secret', 'POST /v1/refunds/{id}/cancel', 'POST /v1/webhooks/endpoints/{id}/replay', 'POST /v1/merchants/invitations/{id}/revoke'];
+const STATE_ONLY = ['POST /v1/developers/keys/{id}/revoke', 'DELETE /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/deliveries/{id}/redeliver', 'POST /v1/webhooks/endpoints/{id}/roll-secret', 'POST /v1/refunds/{id}/cancel', 'POST /v1/webhooks/endpoints/{id}/replay', 'POST /v1/merchants/invitations/{id}/revoke', 'POST /v1/orders/{id}/capture', 'POST /v1/orders/{id}/void'];
 
 describe('SIGKILL after the commit, before the response', () => {
   it('has a case for every mutating route that keeps idempotent answers', () => {
