@@ -109,7 +109,7 @@ interface IPaymentRouter {
     event X402Attributed(bytes32 indexed orderId, address indexed from, bytes32 nonce);
     /// @notice {returnTransfer} sent `value` of `token`, which `from`'s authorization `nonce` had moved into the
     ///         router without paying any order, back to `from`.
-    event X402Returned(address indexed token, address indexed from, bytes32 indexed nonce, uint256 value);
+    event X402Returned(address indexed token, address indexed from, bytes32 nonce, uint256 value);
     event ReserveHoldUpdated(uint256 previousSeconds, uint256 newSeconds);
     event SignerUpdated(address indexed signer, bool authorised);
     event OperatorUpdated(address indexed previousOperator, address indexed newOperator);
