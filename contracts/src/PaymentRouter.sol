@@ -9,6 +9,7 @@ import {IPaymentRouter} from "./IPaymentRouter.sol";
 import {ReceiveAuthorization} from "./ReceiveAuthorization.sol";
 import {RouterEscrow} from "./RouterEscrow.sol";
 import {RouterModules} from "./RouterModules.sol";
+import {RouterX402} from "./RouterX402.sol";
 
 /// @title Trisettle PaymentRouter
 /// @notice Split router: shares are pushed in the paying transaction; the router holds only the reserves of
@@ -16,9 +17,9 @@ import {RouterModules} from "./RouterModules.sol";
 ///         held, == unless tokens were sent to it directly).
 /// @dev Any token the service signs is accepted (no allowlist): the token is part of the signed PayOrder,
 ///      so only the service chooses it, and every order's money stays accounted to that order's token.
-///      Books and shared steps: RouterCore; capture, void and reclaim: RouterEscrow; the module hook (subscriptions):
-///      RouterModules.
-contract PaymentRouter is RouterEscrow, RouterModules {
+///      Books and shared steps: RouterCore; capture, void and reclaim: RouterEscrow; x402: RouterX402; the module
+///      hook (subscriptions): RouterModules.
+contract PaymentRouter is RouterEscrow, RouterX402, RouterModules {
     using SafeERC20 for IERC20;
 
     constructor(address owner_, address signer_, address operator_, address treasury_, uint256 reserveHold_)

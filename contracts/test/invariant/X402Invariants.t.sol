@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {IPaymentRouter} from "../../src/IPaymentRouter.sol";
+import {PaymentRouter} from "../../src/PaymentRouter.sol";
+import {AuthUtils} from "../utils/AuthUtils.sol";
+import {CircleUSDC, IFiatTokenV2_2} from "../utils/CircleUSDC.sol";
+import {TestBase} from "../utils/TestBase.sol";
+import {GaslessHandler} from "./GaslessHandler.sol";
+import {X402Handler} from "./X402Handler.sol";
+
+/// @notice Invariant campaign (and deterministic walks) over x402 payments, front-runs, attributions and returns,
+///         mixed with gasless and classic payments of the same orders, cancels, pauses and blacklists, on Circle's
+///         USDC. The router always holds exactly reserved + what the model has unattributed, never less than
+///         reserved + held, and every party's balance is what the model predicts.
+contract X402InvariantsTest is TestBase {
+    PaymentRouter internal router;
+    IFiatTokenV2_2 internal fiat;
+    X402Handler internal handler;
+    uint256 internal supply;
+    address internal treasury;
+
+    function setUp() public {
+        vm.warp(1_750_000_000);
+        address owner = makeAddr("owner");
+        address operator = makeAddr("operator");
+        treasury = makeAddr("treasury");
+        router = new PaymentRouter(owner, vm.addr(0xA11CE), operator, treasury, 2 days);
+        CircleUSDC.Roles memory roles = CircleUSDC.Roles({
+            proxyAdmin: makeAddr("usdc proxyAdmin"),
+            masterMinter: makeAddr("usdc masterMinter"),
+            pauser: makeAddr("usdc pauser"),
+            blacklister: makeAddr("usdc blacklister"),
+            owner: makeAddr("usdc owner"),
+            lostAndFound: makeAddr("usdc lostAndFound")
+        });
+        fiat = CircleUSDC.deploy(roles);
+        handler = new X402Handler(router, fiat, owner, operator, roles.blacklister, roles.pauser);
+        address[] memory payers = new address[](3);
+        for (uint256 i; i < 3; ++i) {
+            payers[i] = handler.payer(i);
+        }
+        CircleUSDC.mint(fiat, roles.masterMinter, makeAddr("usdc minter"), payers, 1e15);
+        handler.syncBalances();
+        supply = fiat.totalSupply();
+        targetContract(address(handler));
+        bytes4[] memory s = new bytes4[](11);
+        (s[0], s[1], s[2], s[3], s[4], s[5]) = (
+            handler.newLockedOrder.selector,
+            handler.payX402.selector,
+            handler.frontRun.selector,
+            handler.attribute.selector,
+            handler.returnLanded.selector,
+            handler.payClassic.selector
+        );
+        (s[6], s[7], s[8], s[9], s[10]) = (
+            handler.cancelOrder.selector,
+            handler.warp.selector,
+            handler.setBlacklisted.selector,
+            handler.setTokenPaused.selector,
+            handler.setRouterPaused.selector
+        );
+        targetSelector(FuzzSelector({addr: address(handler), selectors: s}));
+    }
+
+    /// forge-config: default.invariant.runs = 48
+    function invariant_x402Books() public view {
+        _check();
+    }
+
+    /// A fixed sequence in which every x402 fault and guard happens, and every path succeeds.
+    function test_walk_everyX402Outcome() public {
+        handler.newLockedOrder(10e6, 0); // order 0, payer(0)
+        handler.newOrder(7e6, 1); // order 1, open
+        handler.payX402(1, 0, 0); // PayerLockRequired
+        handler.payX402(5, 1, 0); // WrongPayer
+        handler.payX402(5, 0, 1); // outlives
+        handler.payX402(5, 0, 2); // expired
+        handler.payX402(5, 0, 3); // stranger
+        handler.payX402(5, 0, 4); // another value
+        handler.setRouterPaused(0);
+        handler.payX402(5, 0, 0); // paused
+        handler.setRouterPaused(1);
+        handler.payX402(5, 0, 0); // pays order 0
+        handler.payX402(5, 0, 5); // consumed nonce
+        handler.newLockedOrder(20e6, 1); // order 2, payer(1)
+        handler.frontRun(1, 1); // payer(1)'s authorization straight to USDC
+        handler.payX402(1, 257, 6); // the token refuses the used nonce (landed #1)
+        handler.attribute(1, 0, 2); // forged signature
+        handler.attribute(1, 9, 1); // to order 0: WrongPayer
+        handler.setRouterPaused(0);
+        handler.attribute(1, 0, 0); // paused
+        handler.setRouterPaused(1);
+        handler.attribute(1, 0, 0); // attributed to order 2
+        handler.attribute(1, 0, 0); // AlreadyPaid
+        handler.returnLanded(1, 0); // consumed
+        handler.frontRun(1, 1); // a second payment of order 2 lands
+        handler.attribute(2, 0, 0); // AlreadyPaid
+        handler.returnLanded(2, 1); // asks for one unit more
+        handler.setTokenPaused(0);
+        handler.returnLanded(2, 0); // token paused
+        handler.setTokenPaused(1);
+        handler.setRouterPaused(0);
+        handler.returnLanded(2, 0); // returned while the router is paused
+        handler.setRouterPaused(1);
+        handler.returnLanded(2, 0); // consumed
+        _check();
+        uint256[5] memory minSucceeded = [uint256(2), 1, 2, 1, 1];
+        for (uint256 x; x < handler.X_ACTION_COUNT(); ++x) {
+            GaslessHandler.Stats memory s = handler.xStats(x);
+            vm.assertGe(s.succeeded, minSucceeded[x], string.concat("x402 action succeeded ", vm.toString(x)));
+        }
+        vm.assertGe(handler.xStats(uint256(X402Handler.X.PayX402)).reverted, 9, "pay refusals");
+        vm.assertGe(handler.xStats(uint256(X402Handler.X.Attribute)).reverted, 5, "attribute refusals");
+        vm.assertGe(handler.xStats(uint256(X402Handler.X.Return)).reverted, 4, "return refusals");
+        vm.assertEq(handler.ghostUnattributed(), 0, "nothing left unattributed");
+    }
+
+    /// 600 pseudo-random calls with the campaign's mix: every x402 action succeeds and is refused as predicted.
+    function test_randomMix_isProductive() public {
+        for (uint256 i; i < 600; ++i) {
+            uint256 r = uint256(keccak256(abi.encode("x402 mix", i)));
+            uint256 a = r % 12;
+            (uint256 x, uint256 y, uint256 z) = (r >> 8, r >> 80, r >> 160);
+            if (a == 0) handler.newLockedOrder(x, y);
+            else if (a <= 2) handler.payX402(x, y, z);
+            else if (a == 3) handler.frontRun(x, y);
+            else if (a == 4) handler.attribute(x, y, z);
+            else if (a == 5) handler.returnLanded(x, y);
+            else if (a == 6) handler.payClassic(x, y);
+            else if (a == 7) handler.cancelOrder(x);
+            else if (a == 8) handler.warp(x);
+            else if (a == 9) handler.setBlacklisted(x, y);
+            else if (a == 10) handler.setTokenPaused(x);
+            else handler.setRouterPaused(x);
+            if (i % 50 == 49) _check();
+        }
+        for (uint256 x = 1; x < handler.X_ACTION_COUNT(); ++x) {
+            GaslessHandler.Stats memory s = handler.xStats(x);
+            vm.assertGe(s.succeeded, 3, string.concat("succeeded ", vm.toString(x)));
+            if (x != uint256(X402Handler.X.FrontRun)) {
+                vm.assertGe(s.reverted, 3, string.concat("refused as predicted ", vm.toString(x)));
+            }
+        }
+        _check();
+    }
+
+    function _check() internal view {
+        uint256 sumReserve;
+        for (uint256 i; i < handler.orderCount(); ++i) {
+            IPaymentRouter.PayOrder memory o = handler.orderAt(i);
+            IPaymentRouter.Order memory rec = router.orders(o.orderId);
+            vm.assertEq(rec.paid, handler.ghostPaid(o.orderId), "paid as modelled");
+            sumReserve += rec.reserve;
+            if (rec.paid) {
+                vm.assertEq(rec.payer, handler.ghostPayer(o.orderId), "payer as modelled");
+                vm.assertEq(rec.reserve, o.reserveHold, "reserve as signed");
+            }
+        }
+        for (uint256 i; i < handler.landedCount(); ++i) {
+            (AuthUtils.Authorization memory a, bool consumed) = handler.landedAt(i);
+            vm.assertEq(router.x402Consumed(a.from, a.nonce), consumed, "consumed as modelled");
+            vm.assertTrue(fiat.authorizationState(a.from, a.nonce), "landed nonce used at the token");
+        }
+        uint256 routerBalance = fiat.balanceOf(address(router));
+        uint256 reserved = router.reserved(address(fiat));
+        vm.assertGe(routerBalance, reserved + router.held(address(fiat)), "balance >= reserved + held");
+        vm.assertEq(reserved, sumReserve, "reserves sum");
+        vm.assertEq(reserved, handler.ghostReserve(), "reserves as modelled");
+        vm.assertEq(routerBalance, reserved + handler.ghostUnattributed(), "router = reserved + unattributed");
+        uint256 total = routerBalance + fiat.balanceOf(treasury) + fiat.balanceOf(handler.platform())
+            + fiat.balanceOf(handler.merchant());
+        for (uint256 p; p < 3; ++p) {
+            vm.assertEq(fiat.balanceOf(handler.payer(p)), handler.ghostBalance(handler.payer(p)), "payer balance");
+            total += fiat.balanceOf(handler.payer(p));
+        }
+        vm.assertEq(total, supply, "no USDC created or lost");
+        vm.assertEq(fiat.balanceOf(handler.relayer()), 0, "relayer gets nothing");
+        for (uint256 a; a < handler.ACTION_COUNT(); ++a) {
+            vm.assertEq(handler.stats(a).unexpected, 0, handler.lastUnexpected());
+        }
+        for (uint256 x; x < handler.X_ACTION_COUNT(); ++x) {
+            GaslessHandler.Stats memory s = handler.xStats(x);
+            vm.assertEq(s.attempted, s.succeeded + s.reverted + s.skipped + s.unexpected, "counters add up");
+            vm.assertEq(s.unexpected, 0, handler.lastUnexpected());
+        }
+    }
+}
