@@ -40,7 +40,8 @@ const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) 
 
 const retryable = (err: unknown) => err instanceof TrisettleError && (err.status === 0 || err.status === 429 || err.status >= 500);
 
-function backoff(err: TrisettleError, previous: number, interval: number): number {
+/** The wait after a failed poll: double the last (at least the interval), at least a Retry-After, at most MAX_BACKOFF_MS. */
+export function backoff(err: TrisettleError, previous: number, interval: number): number {
   const hinted = Number(err.headers?.get('retry-after'));
   const doubled = Math.min(MAX_BACKOFF_MS, Math.max(interval, previous) * 2);
   return Number.isFinite(hinted) && hinted > 0 ? Math.min(MAX_BACKOFF_MS, Math.max(doubled, hinted * 1000)) : doubled;
