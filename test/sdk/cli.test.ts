@@ -3,10 +3,10 @@
  * this file's own + `npm pack`), installed into a fresh project outside the repository, and run with
  * `npx @trisettle/sdk …` against the real service on its devnet (TRISETTLE_API_KEY, TRISETTLE_API).
  *
- * Before the session: `trigger merchant.created` (an event that already exists when `listen` starts). Then two
- * listeners, one forwarding everything and one `--events order.confirmed`, and `trigger order.confirmed`, which
- * creates the CLI's merchant (merchant.created) and an order, pays it from a dev account, and waits for it to
- * be confirmed. The receivers check every delivery against the secret each listener printed, with the
+ * Before the session: the CLI's merchant is created through the API (a merchant.created that already exists when
+ * `listen` starts). Then two listeners, one forwarding everything and one `--events order.confirmed`, and four
+ * triggers at once: merchant.created, order.confirmed, refund.completed and checkout.session.completed, the three
+ * payments from three dev accounts; each creates its objects, pays and waits for its state. The receivers check every delivery against the secret each listener printed, with the
  * `standardwebhooks` package (Standard Webhooks headers) and the SDK's verifyWebhook (X-Webhook-Signature).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -31,6 +31,9 @@ let service: Service;
 let work: string;
 let env: NodeJS.ProcessEnv;
 const listeners: Listener[] = [];
+/** The listener forwarding everything, and the one with `--events order.confirmed`. */
+let all: Listener;
+let filtered: Listener;
 
 /** A local webhook receiver that records each POST (raw body and headers) and answers 200. */
 async function receiver(): Promise<{ server: Server; url: string; received: Received[] }> {
@@ -80,6 +83,9 @@ async function until(what: string, ok: () => boolean, timeoutMs = 45_000): Promi
 
 let preexisting: string;
 let orderId: string;
+let refundOut: string;
+let merchantOut: string;
+let sessionOut: string;
 
 beforeAll(async () => {
   const servicePromise = startService('sdk-cli');
@@ -94,13 +100,23 @@ beforeAll(async () => {
   const key = await platformKey(service.baseUrl, service.devnet.accounts[3]!.address);
   env = cleanEnv({ TRISETTLE_API_KEY: key, TRISETTLE_API: service.baseUrl, TRISETTLE_RPC_URL: service.devnet.rpc_url });
 
-  const [cmd, args] = npx(['trigger', 'merchant.created']);
-  preexisting = /merchant (mch_\w+)/.exec((await run(cmd, [...args], { cwd: work, env })).stdout)![1]!;
-  await Promise.all([listen([]), listen(['--events', 'order.confirmed'])]);
-  const [tcmd, targs] = npx(['trigger', 'order.confirmed']);
-  const out = (await run(tcmd, [...targs], { cwd: work, env })).stdout;
-  orderId = /order (ord_\w+) confirmed/.exec(out)![1]!;
-  await until('both listeners forward order.confirmed', () => listeners.every((l) => types(l).includes('order.confirmed')));
+  const created = await fetch(`${service.baseUrl}/v1/onboarding/merchants`, {
+    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ external_id: 'trisettle-cli', name: 'CLI', chain_id: 84532, merchant_wallet: service.devnet.accounts[1]!.address }),
+  });
+  preexisting = ((await created.json()) as { id: string }).id;
+  [all, filtered] = await Promise.all([listen([]), listen(['--events', 'order.confirmed'])]);
+  const trigger = async (args: string[]) => (await run(npx(args)[0], [...npx(args)[1]], { cwd: work, env })).stdout;
+  const payer = (i: number) => ['--payer', service.devnet.accounts[i]!.address];
+  let orderOut: string;
+  [merchantOut, orderOut, refundOut, sessionOut] = await Promise.all([
+    trigger(['trigger', 'merchant.created']),
+    trigger(['trigger', 'order.confirmed']),
+    trigger(['trigger', 'refund.completed', ...payer(4)]),
+    trigger(['trigger', 'checkout.session.completed', ...payer(5)]),
+  ]);
+  orderId = /order (ord_\w+) confirmed/.exec(orderOut)![1]!;
+  await until('the listeners forward every event', () => types(all).length >= 6 && types(filtered).length >= 3, 60_000);
 });
 
 afterAll(async () => {
@@ -118,38 +134,47 @@ describe('npx @trisettle/sdk listen / trigger (the packed SDK in a fresh project
     expect(await res.json()).toMatchObject({ id: orderId, state: 'confirmed', amount: '10.00' });
   });
 
+  it('trigger refund.completed and checkout.session.completed pay on chain and wait for their state', () => {
+    expect(refundOut).toMatch(new RegExp(`paid ord_\\w+ \\(10\\.00 USDC\\) from ${service.devnet.accounts[4]!.address}`, 'i'));
+    expect(refundOut).toMatch(/refund\.completed: refund re_\w+ of order ord_\w+ completed/);
+    expect(sessionOut).toMatch(new RegExp(`paid ord_\\w+ \\(10\\.00 USDC\\) from ${service.devnet.accounts[5]!.address}`, 'i'));
+    expect(sessionOut).toMatch(/checkout\.session\.completed: session cs_\w+ completed/);
+  });
+
   it('forwards the events emitted during the session, oldest first, and none from before it', () => {
-    const all = listeners[0]!;
-    expect(types(all)).toEqual(['merchant.created', 'order.confirmed']);
-    const merchant = JSON.parse(all.received[0]!.body) as { data: { object: { id: string; external_id: string } } };
-    expect(merchant.data.object.external_id).toBe('trisettle-cli');
+    expect([...types(all)].sort()).toEqual(['checkout.session.completed', 'merchant.created', 'order.confirmed', 'order.confirmed', 'order.confirmed', 'refund.completed']);
+    const at = all.received.map((r) => Date.parse((JSON.parse(r.body) as { created_at: string }).created_at));
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    const merchant = all.received.map((r) => JSON.parse(r.body) as { type: string; data: { object: { id: string } } }).find((e) => e.type === 'merchant.created')!;
+    expect(merchant.data.object.id).toBe(/merchant (mch_\w+)/.exec(merchantOut)![1]);
     expect(merchant.data.object.id).not.toBe(preexisting);
   });
 
   it('--events forwards only the matching types', () => {
-    expect(types(listeners[1]!)).toEqual(['order.confirmed']);
+    expect(types(filtered)).toEqual(['order.confirmed', 'order.confirmed', 'order.confirmed']);
   });
 
   it('signs each delivery with the printed per-session secret, verifiable by standardwebhooks and the SDK', () => {
-    const [a, b] = listeners as [Listener, Listener];
-    expect(a.secret).not.toBe(b.secret);
-    for (const l of listeners) {
+    expect(all.secret).not.toBe(filtered.secret);
+    for (const l of [all, filtered]) {
+      const confirmed: string[] = [];
       for (const r of l.received) {
         const event = new Webhook(l.secret).verify(r.body, r.headers) as { id: string; type: string; data: { object: { id: string } } };
         expect(r.headers['webhook-id']).toBe(event.id);
         expect(verifyWebhook(r.body, r.headers, l.secret).id).toBe(event.id);
-        if (event.type === 'order.confirmed') expect(event.data.object.id).toBe(orderId);
+        if (event.type === 'order.confirmed') confirmed.push(event.data.object.id);
       }
+      expect(confirmed).toContain(orderId);
       // Another session's secret does not verify: each listener signs with its own.
-      const other = l === a ? b : a;
+      const other = l === all ? filtered : all;
       expect(() => new Webhook(other.secret).verify(l.received[0]!.body, l.received[0]!.headers)).toThrow();
     }
   });
 
   it('forwards the body the service delivers and logs one line per delivery (time, type, id, local status, ms)', () => {
-    const r = listeners[1]!.received[0]!;
+    const r = filtered.received[0]!;
     expect(Object.keys(JSON.parse(r.body) as object)).toEqual(['id', 'type', 'created_at', 'data']);
     const id = (JSON.parse(r.body) as { id: string }).id;
-    expect(listeners[1]!.output()).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d  order\\.confirmed +${id}  → 200  \\d+ ms`));
+    expect(filtered.output()).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d  order\\.confirmed +${id}  → 200  \\d+ ms`));
   });
 });

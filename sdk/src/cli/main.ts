@@ -2,7 +2,7 @@
 /**
  * The `trisettle` command of @trisettle/sdk (`npx @trisettle/sdk …`):
  *   listen --forward-to <url> [--events a,b.*] [--interval <seconds>]   forwards the platform's events, signed
- *   trigger <event>                                                      makes the devnet emit an event
+ *   trigger <event> [--payer 0x…]                                        makes the devnet emit an event
  * Common: the secret key from TRISETTLE_API_KEY (never a flag: flags show in `ps`); --api-base or TRISETTLE_API
  * (default http://localhost:3000); trigger: --rpc-url or TRISETTLE_RPC_URL (default http://127.0.0.1:8545).
  */
@@ -13,7 +13,7 @@ import { trigger, TRIGGERS } from './trigger.js';
 
 const USAGE = `Usage:
   npx @trisettle/sdk listen --forward-to <url> [--events order.confirmed,refund.*] [--interval <seconds>]
-  npx @trisettle/sdk trigger <event>     (${Object.keys(TRIGGERS).join(', ')})
+  npx @trisettle/sdk trigger <event> [--payer <dev account>]   (${Object.keys(TRIGGERS).join(', ')})
 
 Options: --api-base <url> (or TRISETTLE_API; default http://localhost:3000)
          --rpc-url <url>  (trigger; or TRISETTLE_RPC_URL; default http://127.0.0.1:8545, the devnet's)
@@ -33,7 +33,7 @@ async function run(argv: string[]): Promise<void> {
     args: argv, allowPositionals: true, strict: true,
     options: {
       'forward-to': { type: 'string' }, events: { type: 'string' }, interval: { type: 'string' },
-      'api-base': { type: 'string' }, 'rpc-url': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'api-base': { type: 'string' }, 'rpc-url': { type: 'string' }, payer: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   const [command, ...rest] = positionals;
@@ -52,7 +52,7 @@ async function run(argv: string[]): Promise<void> {
   if (command === 'trigger') {
     if (rest.length !== 1) fail(`trigger takes one event name\n\n${USAGE}`, 2);
     const rpcUrl = values['rpc-url'] ?? process.env.TRISETTLE_RPC_URL ?? 'http://127.0.0.1:8545';
-    return trigger(rest[0]!, { apiBase, apiKey, rpcUrl, out });
+    return trigger(rest[0]!, { apiBase, apiKey, rpcUrl, payer: values.payer, out });
   }
   fail(`unknown command "${command}"\n\n${USAGE}`, 2);
 }

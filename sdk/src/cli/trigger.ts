@@ -3,7 +3,11 @@ import { TrisettleError } from '../errors.js';
 import type { CreateOrderParams, Order } from '../types.js';
 import { approveCall, DevnetRpc, structAndBytesCall, type Hex } from './devnet-rpc.js';
 
-export type TriggerOptions = { apiBase: string; apiKey: string; rpcUrl: string; out: (line: string) => void };
+export type TriggerOptions = {
+  apiBase: string; apiKey: string; rpcUrl: string; out: (line: string) => void;
+  /** Pays from this unlocked dev account; default the node's first (anvil's account 0, the banner's buyer). */
+  payer?: string | undefined;
+};
 type Ctx = { client: Trisettle; rpc: DevnetRpc; payer: Hex; merchantWallet: Hex; chainId: CreateOrderParams['chain_id']; out: (line: string) => void };
 
 /** The merchant the triggers sell as (created on first use, with anvil's second dev account as its wallet). */
@@ -28,8 +32,12 @@ async function ensureMerchant(c: Ctx): Promise<void> {
     await c.client.merchants.retrieve(CLI_MERCHANT);
   } catch (err) {
     if (!(err instanceof TrisettleError && err.status === 404)) throw err;
-    await c.client.merchants.create({ external_id: CLI_MERCHANT, name: 'Trisettle CLI test merchant', chain_id: c.chainId, merchant_wallet: c.merchantWallet });
-    c.out(`created merchant ${CLI_MERCHANT} (wallet ${c.merchantWallet})`);
+    try {
+      await c.client.merchants.create({ external_id: CLI_MERCHANT, name: 'Trisettle CLI test merchant', chain_id: c.chainId, merchant_wallet: c.merchantWallet });
+      c.out(`created merchant ${CLI_MERCHANT} (wallet ${c.merchantWallet})`);
+    } catch (raced) {
+      if (!(raced instanceof TrisettleError && raced.code === 'conflict')) throw raced; // another trigger created it meanwhile
+    }
   }
 }
 
@@ -89,8 +97,10 @@ export async function trigger(event: string, o: TriggerOptions): Promise<void> {
   const t = TRIGGERS[event];
   if (!t) throw new Error(`cannot trigger "${event}"; one of: ${Object.keys(TRIGGERS).join(', ')}`);
   const rpc = new DevnetRpc(o.rpcUrl);
-  const [payer, merchantWallet] = await rpc.accounts();
-  const ctx: Ctx = { client: new Trisettle({ secretKey: o.apiKey, baseUrl: o.apiBase }), rpc, payer: payer!, merchantWallet: merchantWallet!, chainId: (await rpc.chainId()) as Ctx['chainId'], out: o.out };
+  const accounts = await rpc.accounts();
+  const payer = o.payer ? accounts.find((a) => a.toLowerCase() === o.payer!.toLowerCase()) : accounts[0];
+  if (!payer) throw new Error(`--payer ${o.payer} is not one of the node's unlocked dev accounts (${accounts.join(', ')})`);
+  const ctx: Ctx = { client: new Trisettle({ secretKey: o.apiKey, baseUrl: o.apiBase }), rpc, payer, merchantWallet: accounts[1]!, chainId: (await rpc.chainId()) as Ctx['chainId'], out: o.out };
   o.out(`Triggering ${event}: ${t.what}`);
   o.out(`${event}: ${await t.run(ctx)}`);
 }
