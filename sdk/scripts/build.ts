@@ -3,6 +3,7 @@
  *   dist/esm   ES modules + .d.ts (type: module)
  *   dist/cjs   CommonJS + .d.ts (its own package.json says type: commonjs)
  *   dist/package.json, README.md, openapi.json: the manifest npm packs (`npm pack ./sdk/dist`, `npm run sdk:pack`).
+ *   bin `trisettle` → esm/cli/main.js: `npx @trisettle/sdk listen|trigger …` (sdk/src/cli).
  * Plain `tsc`, twice: no bundler and no runtime dependency (fetch and node:crypto only). In this repository the
  * workspace keeps consuming src/ directly; only the tarball is built.
  */
@@ -13,7 +14,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SDK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DIST = path.join(SDK, 'dist');
+// `--out-dir <dir>` builds elsewhere (a test that packs the SDK while another test file builds sdk/dist).
+const outArg = process.argv.indexOf('--out-dir');
+const DIST = outArg > 0 ? path.resolve(process.argv[outArg + 1]!) : path.join(SDK, 'dist');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const manifest = JSON.parse(readFileSync(path.join(SDK, 'package.json'), 'utf8')) as Record<string, unknown> & { version: string };
 
@@ -42,6 +45,7 @@ const published = {
   module: './esm/index.js',
   types: './cjs/index.d.ts',
   exports: { '.': entry('index'), './webhooks': entry('webhooks'), './package.json': './package.json' },
+  bin: { trisettle: './esm/cli/main.js' },
   sideEffects: false,
   files: ['esm', 'cjs', 'README.md', 'openapi.json'],
 };

@@ -3,7 +3,7 @@ export { SDK_VERSION, type RequestOptions, type TrisettleOptions } from './core.
 export { TrisettleConnectionError, TrisettleError } from './errors.js';
 export { ListResult } from './pagination.js';
 export {
-  DEFAULT_TOLERANCE_SECONDS, signWebhook, verifyWebhook, WebhookVerificationError,
+  DEFAULT_TOLERANCE_SECONDS, signWebhook, standardWebhookSignature, verifyWebhook, WebhookVerificationError,
   type HeadersLike, type VerifyOptions, type WebhookVerificationReason,
 } from './webhooks.js';
 export type * from './types.js';

@@ -99,14 +99,30 @@ export function verifyWebhook(
 }
 
 /**
- * The headers the service would send for `rawBody`: for testing your webhook handler without a delivery.
+ * The Standard Webhooks signature (standardwebhooks.com) the service sends beside X-Webhook-Signature:
+ * `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>`, the key being the part of the secret after
+ * `whsec_` read as base64 (what the `standardwebhooks` and Svix libraries do with a whsec_ secret).
+ */
+export function standardWebhookSignature(rawBody: string, secret: string, eventId: string, timestampSeconds: number): string {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+  return `v1,${createHmac('sha256', key).update(`${eventId}.${timestampSeconds}.${rawBody}`, 'utf8').digest('base64')}`;
+}
+
+/**
+ * The headers the service would send for `rawBody` (both signature schemes): for testing your webhook handler
+ * without a delivery, and what `trisettle listen` forwards with.
  */
 export function signWebhook(rawBody: string, secret: string, opts: { timestampSeconds?: number; eventId?: string } = {}): Record<string, string> {
-  const timestamp = String(opts.timestampSeconds ?? Math.floor(Date.now() / 1000));
+  const seconds = opts.timestampSeconds ?? Math.floor(Date.now() / 1000);
+  const timestamp = String(seconds);
+  const id = opts.eventId ?? 'evt_test';
   return {
     'content-type': 'application/json',
-    'x-webhook-id': opts.eventId ?? 'evt_test',
+    'x-webhook-id': id,
     'x-webhook-timestamp': timestamp,
     'x-webhook-signature': `v1=${hmac(secret, timestamp, Buffer.from(rawBody, 'utf8')).toString('hex')}`,
+    'webhook-id': id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': standardWebhookSignature(rawBody, secret, id, seconds),
   };
 }

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signWebhook, verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from '@trisettle/sdk';
-import { signatureHeader } from '../../src/modules/webhooks/sign.js';
+import { Webhook } from 'standardwebhooks';
+import { signatureHeader, standardSignatureHeader } from '../../src/modules/webhooks/sign.js';
 
 const SECRET = 'whsec_4vB9mQ2xLk7TzR1nYp0cWd8eHs3JuAaF';
 const OLD_SECRET = 'whsec_oldOLDold0ldo1dOLDoldOLDoldOLD0';
@@ -104,11 +105,18 @@ describe('verifyWebhook', () => {
       const ts = NOW - (at % 300);
       const headers = signWebhook(raw, secret, { timestampSeconds: ts });
       expect(headers['x-webhook-signature']).toBe(signatureHeader([secret], ts, raw));
+      expect(headers['webhook-signature']).toBe(standardSignatureHeader([secret], 'evt_test', ts, raw));
       expect(verifyWebhook(raw, headers, secret, { nowSeconds: NOW }).id).toBe('evt_p');
       const bytes = Buffer.from(raw);
       const i = at % bytes.length;
       bytes[i] = bytes[i]! ^ 0x01;
       expect(() => verifyWebhook(bytes, headers, secret, { nowSeconds: NOW })).toThrow(WebhookVerificationError);
     }), { numRuns: 200 });
+  });
+
+  it('signWebhook\'s Standard Webhooks headers verify with the standardwebhooks package and the same whsec_ secret', () => {
+    const headers = signWebhook(body, SECRET, { eventId: 'evt_1' });
+    expect(new Webhook(SECRET).verify(body, headers)).toMatchObject({ id: 'evt_1', type: 'order.confirmed' });
+    expect(() => new Webhook(SECRET).verify(body.replace('12.50', '12.51'), headers)).toThrow();
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createLogger, prettyDestination } from '../../src/lib/logger.js';
 import { registerSecretUrls } from '../../src/lib/redact-urls.js';
@@ -16,6 +17,14 @@ describe('the start-up banner', () => {
       devnet.accounts[0].address, devnet.accounts[0].private_key, 'chain ID 84532', devnet.usdc]) expect(text).toContain(part);
     expect(text).not.toContain(devnet.admin_token);
     expect(text.split('\n').length).toBeLessThan(20);
+  });
+
+  it('prints export lines a shell can paste: the URLs as the variables docs/integration.md and the CLI read', () => {
+    const json = `${process.cwd()}/.data dir/it's/devnet.json`; // a space and a quote survive the quoting
+    const text = startupBanner({ env: 'devnet', publicBaseUrl: 'http://localhost:3100', dashboardUrl: 'http://localhost:3101' }, devnet as never, json);
+    const exports = text.split('\n').filter((l) => /^\s+export TRISETTLE_/.test(l)).join('\n');
+    const out = execFileSync('bash', ['-c', `${exports}\nprintf '%s|' "$TRISETTLE_API" "$TRISETTLE_DASHBOARD" "$TRISETTLE_RPC_URL" "$TRISETTLE_DEVNET_JSON"`], { encoding: 'utf8' });
+    expect(out).toBe(`http://localhost:3100|http://localhost:3101|http://127.0.0.1:8545|${json}|`);
   });
 
   it('in production, only where the dashboard and the API are', () => {

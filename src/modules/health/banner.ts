@@ -29,7 +29,22 @@ export function startupBanner(config: Pick<Config, 'env' | 'publicBaseUrl' | 'da
   }
   const width = Math.max(...rows.map(([k]) => k.length));
   const body = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
-  return ['', `  Trisettle is running (${config.env})`, '', ...body, ...(lines.length ? ['', ...lines] : []), '', ''].join('\n');
+  return ['', `  Trisettle is running (${config.env})`, '', ...body, ...(lines.length ? ['', ...lines] : []), '', ...exportLines(config, devnet, devnetJson), '', ''].join('\n');
+}
+
+/**
+ * Shell lines to paste where you run docs/integration.md's examples and `npx @trisettle/sdk`: the URLs as the
+ * variables those read (TRISETTLE_API_KEY, a secret, is not known here: the sign-up shows it).
+ */
+function exportLines(config: Pick<Config, 'publicBaseUrl' | 'dashboardUrl'>, devnet: DevnetInfo | null, devnetJson: string): string[] {
+  const lines = ['  In your shell (docs/integration.md and `npx @trisettle/sdk` read these):', `    export TRISETTLE_API=${shq(config.publicBaseUrl)} TRISETTLE_DASHBOARD=${shq(config.dashboardUrl)}`];
+  if (devnet) lines.push(`    export TRISETTLE_RPC_URL=${shq(devnet.rpc_url)} TRISETTLE_DEVNET_JSON=${shq(path.resolve(devnetJson))}`);
+  return lines;
+}
+
+/** A shell word: as is when it is plainly safe, single-quoted otherwise. */
+function shq(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Relative to the working directory when it is inside it (./.data/devnet.json), absolute otherwise. */

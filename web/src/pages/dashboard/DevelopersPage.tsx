@@ -1,10 +1,10 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Alert, Badge, Button, Card, CopyButton, Modal, Mono, SecretReveal, SkeletonRows } from '../../components/ui';
+import { Alert, Badge, Button, Card, CopyButton, Link, Modal, Mono, SecretReveal, SkeletonRows } from '../../components/ui';
 import { api } from '../../lib/api';
 import { formatDate } from '../../lib/format';
 import { useTitle } from '../../lib/router';
-import type { ApiKey } from '../../lib/types';
+import type { ApiKey, List, Merchant } from '../../lib/types';
 import { GaslessCard } from './GaslessCard';
 import { KeyAuditLog } from './KeyAuditLog';
 import { Pager, usePaged } from './paging';
@@ -35,6 +35,8 @@ export function DevelopersPage() {
   });
   const publishable = keys.rows.find((k) => k.kind === 'publishable' && k.state === 'active');
   const base = window.location.origin;
+  // The quick start names one of the platform's real merchants (its external_id), so it runs as pasted.
+  const merchant = useQuery({ queryKey: ['merchants', 'quick-start'], queryFn: () => api.get<List<Merchant>>('/v1/merchants', { limit: 1 }) }).data?.data[0];
 
   return (
     <div className="page">
@@ -79,12 +81,16 @@ export function DevelopersPage() {
       </Card>
       <KeyAuditLog />
       <Card title="Quick start">
-        <p className="muted">Create an order from your server with your secret key. The response carries the router address and the signed message the buyer&apos;s wallet submits.</p>
-        <pre className="code-block">{`curl ${base}/v1/orders \\
-  -H "Authorization: Bearer sk_live_…" \\
+        <p className="muted">Create an order from your server with your secret key (shown once when you create it). The response carries the router address and the signed message the buyer&apos;s wallet submits.</p>
+        {!merchant && <p className="muted">It needs a merchant: create one on <Link href="/dashboard/merchants">Merchants</Link> (or with <Mono>POST /v1/onboarding/merchants</Mono>, docs/integration.md step 4), then use its external ID.</p>}
+        <pre className="code-block">{`export TRISETTLE_API=${base}
+export TRISETTLE_API_KEY=sk_live_…   # your secret key
+ORDER_NO=A-$(date +%s)
+curl -fsS "$TRISETTLE_API/v1/orders" \\
+  -H "Authorization: Bearer $TRISETTLE_API_KEY" \\
   -H "Content-Type: application/json" \\
-  -H "Idempotency-Key: $(uuidgen)" \\
-  -d '{"merchant_id":"shop_42","order_no":"A-1001","chain_id":84532,"token":"USDC","amount":"12.50"}'`}</pre>
+  -H "Idempotency-Key: $ORDER_NO" \\
+  -d '{"merchant_id":"${merchant?.external_id ?? '<merchant external_id>'}","order_no":"'"$ORDER_NO"'","chain_id":${merchant?.chain_id ?? 84532},"token":"USDC","amount":"12.50"}'`}</pre>
         {publishable && <p className="muted">Your publishable key <Mono>{publishable.hint}</Mono> is safe to embed in front-ends.</p>}
       </Card>
       <GaslessCard />

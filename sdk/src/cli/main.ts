@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+/**
+ * The `trisettle` command of @trisettle/sdk (`npx @trisettle/sdk …`):
+ *   listen --forward-to <url> [--events a,b.*] [--interval <seconds>]   forwards the platform's events, signed
+ *   trigger <event> [--payer 0x…]                                        makes the devnet emit an event
+ * Common: the secret key from TRISETTLE_API_KEY (never a flag: flags show in `ps`); --api-base or TRISETTLE_API
+ * (default http://localhost:3000); trigger: --rpc-url or TRISETTLE_RPC_URL (default http://127.0.0.1:8545).
+ */
+import { parseArgs } from 'node:util';
+import { TrisettleError } from '../errors.js';
+import { listen } from './listen.js';
+import { trigger, TRIGGERS } from './trigger.js';
+
+const USAGE = `Usage:
+  npx @trisettle/sdk listen --forward-to <url> [--events order.confirmed,refund.*] [--interval <seconds>]
+  npx @trisettle/sdk trigger <event> [--payer <dev account>]   (${Object.keys(TRIGGERS).join(', ')})
+
+Options: --api-base <url> (or TRISETTLE_API; default http://localhost:3000)
+         --rpc-url <url>  (trigger; or TRISETTLE_RPC_URL; default http://127.0.0.1:8545, the devnet's)
+The secret key (sk_live_…) is read from TRISETTLE_API_KEY.`;
+
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv, allowPositionals: true, strict: true,
+    options: {
+      'forward-to': { type: 'string' }, events: { type: 'string' }, interval: { type: 'string' },
+      'api-base': { type: 'string' }, 'rpc-url': { type: 'string' }, payer: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || !command) return out(USAGE);
+  const apiKey = process.env.TRISETTLE_API_KEY;
+  if (!apiKey) fail('TRISETTLE_API_KEY is not set: export your secret key (sk_live_…) first.', 2);
+  const apiBase = values['api-base'] ?? process.env.TRISETTLE_API ?? 'http://localhost:3000';
+  if (command === 'listen') {
+    if (!values['forward-to']) fail(`listen needs --forward-to <url>\n\n${USAGE}`, 2);
+    const stop = new AbortController();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+    const interval = values.interval === undefined ? undefined : Number(values.interval) * 1000;
+    if (interval !== undefined && !Number.isFinite(interval)) fail('--interval takes seconds, e.g. 2', 2);
+    return listen({ apiBase, apiKey, forwardTo: values['forward-to'], events: values.events, intervalMs: interval, out, signal: stop.signal });
+  }
+  if (command === 'trigger') {
+    if (rest.length !== 1) fail(`trigger takes one event name\n\n${USAGE}`, 2);
+    const rpcUrl = values['rpc-url'] ?? process.env.TRISETTLE_RPC_URL ?? 'http://127.0.0.1:8545';
+    return trigger(rest[0]!, { apiBase, apiKey, rpcUrl, payer: values.payer, out });
+  }
+  fail(`unknown command "${command}"\n\n${USAGE}`, 2);
+}
+
+run(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    if (err instanceof TrisettleError) fail(`${err.status ? `${err.status} ` : ''}${err.code}: ${err.message}${err.requestId ? ` (request ${err.requestId})` : ''}`);
+    fail(err instanceof Error ? err.message : String(err));
+  },
+);
