@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { isAddress } from 'viem';
 import { Alert, Badge, Button, Card, ChainName, Empty, Field, Hash, Link, Modal, SecretReveal, Select, SkeletonRows } from '../../../components/ui';
 import { api, errorMessage } from '../../../lib/api';
-import { CHAIN_OPTIONS } from '../../../lib/chains';
+import { CHAIN_OPTIONS, DEFAULT_CHAIN_ID } from '../../../lib/chains';
 import { formatDate, relativeTime } from '../../../lib/format';
 import { formatBps } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
@@ -102,7 +102,7 @@ export function MerchantsPage() {
 
 function NewMerchantModal({ onClose }: { onClose: () => void }) {
   const qc = useQueryClient();
-  const [f, setF] = useState({ external_id: '', name: '', merchant_wallet: '', chain_id: '84532', reserve_bps: '500' });
+  const [f, setF] = useState({ external_id: '', name: '', merchant_wallet: '', chain_id: DEFAULT_CHAIN_ID, reserve_bps: '500' });
   const [errors, setErrors] = useState<Errors>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);

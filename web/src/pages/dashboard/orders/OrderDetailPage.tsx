@@ -86,7 +86,7 @@ export function OrderDetailPage({ id }: { id: string }) {
               ['Network', <ChainName key="n" chainId={o.chain_id} />],
               ['Capture', manual ? 'Manual (charge later)' : 'Automatic'],
               ['Payment router', <Hash key="r" value={o.pay_to} />],
-              ...(o.reserve_remaining !== undefined ? [['Reserve held', `${formatBase(o.reserve_remaining)} USDC`] as [string, string]] : []),
+              ...(o.reserve_remaining !== undefined ? [['Reserve still held', `${formatBase(o.reserve_remaining)} USDC`] as [string, string]] : []),
               ['Created', formatDate(o.created_at)],
               ['Pay before', formatDate(o.deadline_at)],
               ...(o.state === 'voided' ? [] : [[manual ? 'Captured at' : 'Confirmed', formatDate(o.confirmed_at)] as [string, string]]),

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Card, Empty, Field, Link, Modal, SecretReveal, Select, SkeletonRows } from '../../../components/ui';
 import { api, withQuery } from '../../../lib/api';
-import { CHAIN_OPTIONS } from '../../../lib/chains';
+import { CHAIN_OPTIONS, DEFAULT_CHAIN_ID } from '../../../lib/chains';
 import { formatDate, humanize } from '../../../lib/format';
 import { AMOUNT_RE, formatHuman } from '../../../lib/money';
 import { navigate, useLocation, useTitle } from '../../../lib/router';
@@ -125,7 +125,7 @@ function validate(f: OrderForm): Errors {
 
 function NewOrderModal({ onClose }: { onClose: () => void }) {
   const qc = useQueryClient();
-  const [f, setF] = useState<OrderForm>({ merchant_id: '', order_no: '', amount: '', chain_id: '84532' });
+  const [f, setF] = useState<OrderForm>({ merchant_id: '', order_no: '', amount: '', chain_id: DEFAULT_CHAIN_ID });
   const [errors, setErrors] = useState<Errors>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -180,7 +180,7 @@ function OrderFields({ f, setF, errors }: { f: OrderForm; setF: (f: OrderForm) =
 
 function NewCheckoutModal({ onClose }: { onClose: () => void }) {
   const qc = useQueryClient();
-  const [f, setF] = useState<OrderForm>({ merchant_id: '', order_no: '', amount: '', chain_id: '84532' });
+  const [f, setF] = useState<OrderForm>({ merchant_id: '', order_no: '', amount: '', chain_id: DEFAULT_CHAIN_ID });
   const [urls, setUrls] = useState({ success_url: '', cancel_url: '' });
   const [errors, setErrors] = useState<Errors>({});
   const [error, setError] = useState<string | null>(null);

@@ -9,7 +9,7 @@ export function SplitBar({ order }: { order: Order }) {
     ['Service fee', s.service_fee, 'seg-service'],
     ['Platform fee', s.platform_fee, 'seg-platform'],
     ['Merchant, available now', s.merchant_available, 'seg-merchant'],
-    ['Merchant, held in reserve', s.reserve_hold, 'seg-reserve'],
+    ['Merchant, reserve at payment', s.reserve_hold, 'seg-reserve'],
   ];
   const total = parts.reduce((a, [, v]) => a + BigInt(v || '0'), 0n);
   return (

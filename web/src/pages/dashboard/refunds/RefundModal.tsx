@@ -11,6 +11,14 @@ import { FundRefundModal } from './RefundActions';
 
 const ORDER_ID = /^ord_[A-Za-z0-9]{8,40}$/;
 
+/** "Refund re_… of 5.00 USDC needs funding": a verb per state, not "is requires funding". */
+const REFUND_STATE_PHRASE: Record<string, string> = {
+  pending: 'is being submitted on-chain',
+  requires_funding: 'needs funding',
+  completed: 'is complete',
+  failed: 'failed',
+};
+
 /** Create a refund. Amount empty = everything left; reserve pays first, the rest needs funding. */
 export function RefundModal({ orderId, onClose }: { orderId?: string; onClose: () => void }) {
   const qc = useQueryClient();
@@ -58,7 +66,7 @@ export function RefundModal({ orderId, onClose }: { orderId?: string; onClose: (
     return (
       <Modal title="Refund created" onClose={onClose} footer={<Button variant="primary" onClick={onClose}>Done</Button>}>
         <p>
-          Refund <span className="mono">{created.id}</span> of <strong>{formatHuman(created.amount)} USDC</strong> is <strong>{created.state.replace(/_/g, ' ')}</strong>.
+          Refund <span className="mono">{created.id}</span> of <strong>{formatHuman(created.amount)} USDC</strong> <strong>{REFUND_STATE_PHRASE[created.state] ?? `is ${created.state.replace(/_/g, ' ')}`}</strong>.
         </p>
         {created.state === 'requires_funding' ? (
           <Alert tone="warning" title="Funding needed">

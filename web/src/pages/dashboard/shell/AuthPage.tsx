@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { DevnetBadge } from '../../../components/DevnetBadge';
 import { Alert, Button, Field, Logo } from '../../../components/ui';
 import { api, ApiError } from '../../../lib/api';
 import { useTitle } from '../../../lib/router';
@@ -47,7 +48,7 @@ export function AuthPage() {
   return (
     <div className="auth">
       <div className="auth-brand">
-        <Logo />
+        <div className="auth-logo"><Logo /><DevnetBadge /></div>
         <h1 className="auth-pitch">Split every stablecoin payment between you, your merchants and the network — on-chain, in one transaction.</h1>
         <ul className="auth-points">
           <li>Non-custodial: funds never sit with us</li>

@@ -3,7 +3,8 @@ import { useState, type FormEvent } from 'react';
 import { isAddress } from 'viem';
 import { Alert, Button, Card, Field, Logo, SecretReveal, Select } from '../../../components/ui';
 import { api } from '../../../lib/api';
-import { CHAIN_OPTIONS } from '../../../lib/chains';
+import { DevnetBadge } from '../../../components/DevnetBadge';
+import { CHAIN_OPTIONS, DEFAULT_CHAIN_ID } from '../../../lib/chains';
 import { formatBps } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
 import type { Onboarded } from '../../../lib/types';
@@ -15,7 +16,7 @@ export function PlatformOnboarding({ email }: { email: string }) {
   useTitle('Set up your platform');
   const qc = useQueryClient();
   const signOut = useSignOut();
-  const [form, setForm] = useState({ name: '', platform_wallet: '', chain_id: '84532', platform_fee_bps: '250', default_reserve_bps: '500' });
+  const [form, setForm] = useState({ name: '', platform_wallet: '', chain_id: DEFAULT_CHAIN_ID, platform_fee_bps: '250', default_reserve_bps: '500' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -62,6 +63,7 @@ export function PlatformOnboarding({ email }: { email: string }) {
     <div className="setup">
       <header className="setup-bar">
         <Logo small />
+        <DevnetBadge />
         <span className="muted">{email}</span>
         <Button size="sm" variant="ghost" onClick={signOut}>Sign out</Button>
       </header>

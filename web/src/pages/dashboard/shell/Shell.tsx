@@ -1,4 +1,5 @@
 import { useState, type ReactNode } from 'react';
+import { DevnetBadge } from '../../../components/DevnetBadge';
 import { Link, Logo } from '../../../components/ui';
 import { useSignOut } from './session';
 
@@ -24,6 +25,7 @@ export function Shell({ user, platformName, path, children }: { user: { name: st
       <aside className="sidebar">
         <div className="sidebar-head">
           <Logo small />
+          <DevnetBadge />
         </div>
         {platformName && <div className="platform-name" title={platformName}>{platformName}</div>}
         <nav aria-label="Dashboard" onClick={() => setOpen(false)}>
@@ -59,6 +61,7 @@ export function Shell({ user, platformName, path, children }: { user: { name: st
             <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true"><path d="M3 6h14M3 10h14M3 14h14" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" /></svg>
           </button>
           <Logo small />
+          <DevnetBadge />
         </header>
         <main id="main" className="content">{children}</main>
       </div>
