@@ -246,12 +246,12 @@ export function Logo({ small = false }: { small?: boolean }) {
   );
 }
 
-/** The one way a chain is named: "Base Sepolia" with a visible "Test network" badge, "Base", or on the devnet "Local devnet (chain 84532)" marked "Devnet". */
+/** The one way a chain is named: "Base Sepolia" with a visible "Test network" badge, "Base", or on the devnet "Local devnet (chain 84532)" (its name says it). */
 export function ChainName({ chainId }: { chainId: number }) {
   return (
     <span className="chain-name">
       {chainName(chainId)}
-      {isTestNetwork(chainId) && <span className="badge badge-amber testnet-badge">{IS_DEVNET ? 'Devnet' : 'Test network'}</span>}
+      {isTestNetwork(chainId) && !IS_DEVNET && <span className="badge badge-amber testnet-badge">Test network</span>}
     </span>
   );
 }
