@@ -33,7 +33,7 @@ export type ChainClientOptions = {
 export function devnetChain(rpcUrl: string, chainId: number = DEVNET_CHAIN_ID): Chain {
   return defineChain({
     id: chainId,
-    name: `Trisettle devnet (${chainId})`,
+    name: `Local devnet (chain ${chainId})`,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
     testnet: true,

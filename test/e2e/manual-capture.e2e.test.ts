@@ -88,7 +88,7 @@ describe('charge later: authorize at checkout, capture or void from the dashboar
     await page.waitForFunction(() => document.querySelector('[data-testid="payment-status"]')?.getAttribute('data-state') === 'confirmed', undefined, { timeout: 90_000 });
     expect(await status(page).textContent()).toContain('Authorized');
     expect(await status(page).textContent()).not.toMatch(/Confirmed|Paid/);
-    await page.getByRole('heading', { level: 2, name: 'Payment authorized' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Authorization complete' }).waitFor();
     const order = await expectStatus<Order>(platform.api('GET', `/v1/orders/${orderId}`), 200);
     expect(order).toMatchObject({ state: 'authorized', capture_method: 'manual', void_reason: null });
     expect(usdc(order.amount_authorized)).toBe(usdc(amount));

@@ -14,7 +14,7 @@ describe('the start-up banner', () => {
   it('names the dashboard, the API, the chain and RPC, devnet.json, a buyer and the wallet settings, and no service secret', () => {
     const text = startupBanner({ env: 'devnet', publicBaseUrl: 'http://localhost:3100', dashboardUrl: 'http://localhost:3100' }, devnet as never, `${process.cwd()}/.data/devnet.json`);
     for (const part of ['http://localhost:3100/dashboard', 'http://localhost:3100/docs', '84532', 'http://127.0.0.1:8545', '.data/devnet.json',
-      devnet.accounts[0].address, devnet.accounts[0].private_key, 'chain ID 84532', devnet.usdc]) expect(text).toContain(part);
+      devnet.accounts[0].address, devnet.accounts[0].private_key, 'chain ID 84532', 'Local devnet (chain 84532)', devnet.usdc]) expect(text).toContain(part);
     expect(text).not.toContain(devnet.admin_token);
     expect(text.split('\n').length).toBeLessThan(20);
   });

@@ -44,7 +44,7 @@ export function createChainsService(config: Config) {
     const logsClient = createPublicClient({ transport: http(c.rpcUrl, { ...rpc, maxResponseBodySize: LOGS_RESPONSE_MAX_BYTES }) }) as PublicClient;
     runtimes.set(id, {
       ...c,
-      name: devnet ? `Trisettle devnet (${id})` : (NAMES[id]?.name ?? `Chain ${id}`),
+      name: devnet ? `Local devnet (chain ${id})` : (NAMES[id]?.name ?? `Chain ${id}`),
       blockExplorerUrl: devnet ? null : (NAMES[id]?.explorer ?? null),
       publicClient,
       logsClient,

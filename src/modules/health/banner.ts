@@ -16,14 +16,14 @@ export function startupBanner(config: Pick<Config, 'env' | 'publicBaseUrl' | 'da
   if (devnet) {
     const buyer = devnet.accounts[0];
     rows.push(
-      ['Chain', `${devnet.chain_id} (local devnet, anvil)   RPC ${devnet.rpc_url}`],
+      ['Chain', `Local devnet (chain ${devnet.chain_id}), anvil   RPC ${devnet.rpc_url}`],
       ['devnet.json', `${shortPath(devnetJson)}   (router, USDC, funded accounts)`],
     );
     if (buyer) {
       rows.push(['Buyer', `${buyer.address}   (funded with test USDC and ETH)`], ['', `private key ${buyer.private_key}   (anvil's public test key: devnet only)`]);
     }
     lines.push(
-      '  Browser wallet: add a network "Trisettle devnet", RPC URL ' + devnet.rpc_url + `, chain ID ${devnet.chain_id}, currency ETH;`,
+      '  Browser wallet: add a network "Local devnet (chain ' + devnet.chain_id + ')", RPC URL ' + devnet.rpc_url + `, chain ID ${devnet.chain_id}, currency ETH;`,
       '  import the buyer\'s private key, and add the token ' + devnet.usdc + ' (USDC, 6 decimals) to see its balance.',
     );
   }

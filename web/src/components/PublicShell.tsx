@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { DevnetBadge } from './DevnetBadge';
 import { Logo } from './ui';
 
 /** What the footer tells the visitor about their money: a buyer paying, a buyer authorizing, a merchant onboarding. */
@@ -16,6 +17,7 @@ export function PublicShell({ children, aside, context, promise = 'pay' }: { chi
     <div className="public">
       <header className="public-bar">
         <Logo small />
+        <DevnetBadge />
         {context && <span className="public-context">{context}</span>}
       </header>
       <main className={`public-main${aside ? ' public-split' : ''}`}>

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 import { linkClick } from '../lib/router';
 import { humanize, shortHex } from '../lib/format';
-import { chainName, isTestNetwork } from '../lib/chains';
+import { chainName, isTestNetwork, IS_DEVNET } from '../lib/chains';
 
 type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: 'primary' | 'secondary' | 'danger' | 'ghost'; loading?: boolean; size?: 'sm' | 'md' | 'lg'; block?: boolean };
 
@@ -246,12 +246,12 @@ export function Logo({ small = false }: { small?: boolean }) {
   );
 }
 
-/** The one way a chain is named: "Base Sepolia" with a visible "Test network" badge, or "Base". */
+/** The one way a chain is named: "Base Sepolia" with a visible "Test network" badge, "Base", or on the devnet "Local devnet (chain 84532)" (its name says it). */
 export function ChainName({ chainId }: { chainId: number }) {
   return (
     <span className="chain-name">
       {chainName(chainId)}
-      {isTestNetwork(chainId) && <span className="badge badge-amber testnet-badge">Test network</span>}
+      {isTestNetwork(chainId) && !IS_DEVNET && <span className="badge badge-amber testnet-badge">Test network</span>}
     </span>
   );
 }

@@ -1,41 +1,22 @@
-import { formatUnits, parseUnits } from 'viem';
+import { parseUnits } from 'viem';
+import { formatBaseUnits, formatDecimal } from './amount.js';
 
 /** USDC has 6 decimals. Money is never a float here: base units are bigint, display is a string. */
 export const USDC_DECIMALS = 6;
 
-/** Base-unit integer string (or bigint) → "12.50" (at least two decimals, no trailing zeros beyond). */
+/** Base-unit integer string (or bigint) → "12.50", "0.0999" (two decimals unless more are needed; lib/amount.ts). */
 export function formatBase(base: string | bigint | null | undefined): string {
-  if (base === null || base === undefined || base === '') return '—';
-  let value: bigint;
-  try {
-    value = typeof base === 'bigint' ? base : BigInt(base);
-  } catch {
-    return '—';
-  }
-  return padCents(formatUnits(value, USDC_DECIMALS));
+  return formatBaseUnits(base, USDC_DECIMALS);
 }
 
 /** Human decimal string "12.5" → "12.50" without going through a float. */
 export function formatHuman(amount: string | null | undefined): string {
   if (!amount) return '—';
-  try {
-    return padCents(formatUnits(parseUnits(amount, USDC_DECIMALS), USDC_DECIMALS));
-  } catch {
-    return amount;
-  }
+  return formatDecimal(amount, USDC_DECIMALS) ?? amount;
 }
 
 export function toBase(amount: string): bigint {
   return parseUnits(amount, USDC_DECIMALS);
-}
-
-function padCents(s: string): string {
-  const negative = s.startsWith('-');
-  const abs = negative ? s.slice(1) : s;
-  const [int = '0', frac = ''] = abs.split('.');
-  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const cents = frac.length >= 2 ? frac : frac.padEnd(2, '0');
-  return `${negative ? '-' : ''}${grouped}.${cents}`;
 }
 
 export const usd = (s: string) => `${s} USDC`;

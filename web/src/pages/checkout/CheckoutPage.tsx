@@ -10,7 +10,7 @@ import type { CheckoutSession } from '../../lib/types';
 import { DonePanel } from './DonePanel';
 import { chainFromSession, makeWagmiConfig } from '../../wallet/config';
 import { PaymentPanel } from './PaymentPanel';
-import { OrderSummary } from './Summary';
+import { OrderSummary, type PaidWith } from './Summary';
 
 /** Only http(s) destinations: a session URL must never become a javascript: navigation. */
 export function safeUrl(url: string | null | undefined): string | null {
@@ -36,7 +36,9 @@ export function CheckoutPage({ token }: { token: string }) {
     refetchIntervalInBackground: true,
     retry: (n, err) => !(err instanceof ApiError && err.status === 404) && n < 3,
   });
-  const [started, setStarted] = useState(false);
+  // How this tab paid (set once a payment is on its way): the summary's note about network fees follows it.
+  const [paidWith, setPaidWith] = useState<PaidWith | null>(null);
+  const started = paidWith !== null;
 
   if (session.isPending) {
     return (
@@ -88,9 +90,9 @@ export function CheckoutPage({ token }: { token: string }) {
     );
   }
   return (
-    <PublicShell context={context} promise={promise} aside={<OrderSummary session={s} />}>
+    <PublicShell context={context} promise={promise} aside={<OrderSummary session={s} paidWith={paidWith} />}>
       <WalletScope session={s}>
-        <PaymentPanel session={s} token={token} onStart={() => setStarted(true)} successUrl={success} cancelUrl={cancel} />
+        <PaymentPanel session={s} token={token} onStart={setPaidWith} successUrl={success} cancelUrl={cancel} />
       </WalletScope>
     </PublicShell>
   );

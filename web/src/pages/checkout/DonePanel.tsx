@@ -28,7 +28,7 @@ export function DonePanel({ session, successUrl }: { session: CheckoutSession; s
   }
   return (
     <StatePanel icon="check" title="This order is paid" actions={back}>
-      <p>Order {order.order_no} for {order.amount} {order.token} has been paid and confirmed. There is nothing more to do.</p>
+      <p>Order {order.order_no}: {amount} to {merchant.name}. There is nothing more to do.</p>
     </StatePanel>
   );
 }

@@ -14,11 +14,12 @@ import { formatLocalDeadline } from '../../lib/format';
 import { AuthorizeNotice } from './AuthorizeNotice';
 import { PaymentStatus } from './PaymentStatus';
 import { PayActions } from './PayActions';
+import type { PaidWith } from './Summary';
 import { usePayment } from './usePayment';
 
 const REDIRECT_SECONDS = 3;
 
-export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }: { session: CheckoutSession; token: string; onStart: () => void; successUrl: string | null; cancelUrl: string | null }) {
+export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }: { session: CheckoutSession; token: string; onStart: (method: PaidWith) => void; successUrl: string | null; cancelUrl: string | null }) {
   const { address, chainId, isConnected } = useConnection();
   const chain = useMemo(() => chainFromSession(session.chain), [session.chain]);
   const pay = usePayment(session, chain, address, token);
@@ -29,8 +30,8 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
   const inFlight = ['submitted', 'confirming', 'confirmed'].includes(phase);
   const relayed = pay.progress.relayId !== null;
   useEffect(() => {
-    if (inFlight) onStart();
-  }, [inFlight, onStart]);
+    if (inFlight) onStart(relayed ? 'gasless' : 'wallet');
+  }, [inFlight, relayed, onStart]);
 
   const wrongNetwork = isConnected && chainId !== chain.id;
   const payer = session.payer_address as Address | null;
@@ -45,9 +46,9 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
     <div className="panel pay-panel">
       <div className="panel-head">
         <h1>{phase === 'confirmed' ? (manual ? 'Authorization complete' : 'Payment complete') : inFlight ? 'Payment in progress' : 'Pay with your wallet'}</h1>
-        <p className="muted">
-          {phase === 'confirmed' ? (manual ? 'Authorized on-chain.' : 'Confirmed on-chain.') : inFlight ? 'Your payment is on its way.' : awaitingNetwork ? 'Expired, awaiting the network: a payment already sent will still complete.' : expired ? 'This checkout has expired.' : <>Expires in <span className="tabular">{formatCountdown(expiresIn)}</span></>}
-        </p>
+        {phase !== 'confirmed' && <p className="muted">
+          {inFlight ? 'Your payment is on its way.' : awaitingNetwork ? 'Expired, awaiting the network: a payment already sent will still complete.' : expired ? 'This checkout has expired.' : <>Expires in <span className="tabular">{formatCountdown(expiresIn)}</span></>}
+        </p>}
       </div>
 
       {manual && !inFlight && phase !== 'confirmed' && <AuthorizeNotice session={session} amountText={amountText} />}
@@ -130,17 +131,13 @@ function Confirmed({ session, successUrl }: { session: CheckoutSession; successU
       <div className="confirmed-icon" aria-hidden="true">✓</div>
       {isManual(session.order) ? (
         <>
-          <h2>Payment authorized</h2>
           <p className="muted">
             {formatHuman(session.order.amount)} {session.order.token} is held for {session.merchant.name}. You are charged when they capture it, by{' '}
             {formatLocalDeadline(session.order.capture_before)}; anything not captured comes back to your wallet automatically.
           </p>
         </>
       ) : (
-        <>
-          <h2>Payment confirmed</h2>
-          <p className="muted">{session.merchant.name} has received your payment of {formatHuman(session.order.amount)} {session.order.token}.</p>
-        </>
+        <p className="muted" data-testid="merchant-receives">{merchantReceives(session)}</p>
       )}
       {successUrl && (
         <>
@@ -150,6 +147,13 @@ function Confirmed({ session, successUrl }: { session: CheckoutSession; successU
       )}
     </div>
   );
+}
+
+/** What the merchant gets out of the buyer's payment: the amount after fees, and the part of it held in reserve. */
+function merchantReceives({ merchant, order }: CheckoutSession): string {
+  const { merchant_gross: net, reserve_hold: reserve } = order.computed_split;
+  const paid = `You paid ${formatHuman(order.amount)} ${order.token}; ${merchant.name} receives ${formatBase(net)} ${order.token} of it after fees`;
+  return BigInt(reserve || '0') > 0n ? `${paid}, ${formatBase(reserve)} of which stays in reserve for a while before it is paid out.` : `${paid}.`;
 }
 
 function formatCountdown(total: number): string {
