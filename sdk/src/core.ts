@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { TrisettleConnectionError, TrisettleError } from './errors.js';
 import { ListResult } from './pagination.js';
 import type { Page } from './types.js';
@@ -127,6 +127,11 @@ export class Core {
       if (wait === undefined) throw err;
       await sleep(wait, o.signal);
     }
+  }
+
+  /** A key derived from the secret key for `label` (HMAC-SHA256): the same on every instance holding the key. */
+  deriveKey(label: string): Buffer {
+    return createHmac('sha256', this.#secretKey).update(label).digest();
   }
 
   list<T>(path: string, params: Query & { cursor?: string | undefined } = {}, o: RequestOptions = {}): ListResult<T> {

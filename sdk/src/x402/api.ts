@@ -1,0 +1,58 @@
+import type { Core, RequestOptions } from '../core.js';
+import type { ComputedSplit, OrderState } from '../types.js';
+import type { X402PaymentPayload, X402PaymentRequired, X402PaymentRequirements } from './types.js';
+
+export type CreateX402RequirementsParams = {
+  merchant_id: string;
+  /** Human units, a decimal string ("0.05"). */
+  amount: string;
+  description?: string;
+  /** The URL being paid for; becomes `resource.url`. */
+  resource?: string;
+  metadata?: Record<string, string>;
+  /** Only this wallet may pay. */
+  payer_address?: string;
+};
+
+/** A fresh order and its checkout session, with the x402 v2 PaymentRequired that pays it. */
+export type X402Requirements = {
+  session_id: string;
+  order_id: string;
+  x402_url: string;
+  payment_required: X402PaymentRequired;
+};
+
+/** Facilitator-style body of verify and settle. */
+export type X402FacilitatorParams = {
+  x402Version: 2;
+  paymentPayload: X402PaymentPayload;
+  paymentRequirements: X402PaymentRequirements;
+};
+
+export type X402VerifyResult = { isValid: boolean; invalidReason?: string; payer?: string };
+
+export type X402SettleResult = {
+  success: boolean;
+  errorReason?: string;
+  payer?: string;
+  transaction: string;
+  network: string;
+  order?: { id: string; state: OrderState; amount: string; computed_split: ComputedSplit };
+};
+
+/** x402 for a platform's own API: Trisettle as the facilitator (secret key). */
+export class X402Api {
+  constructor(private readonly core: Core) {}
+  /** A fresh order for `merchant_id` and `amount`, and the PaymentRequired a 402 carries. 201. */
+  requirements(params: CreateX402RequirementsParams, o?: RequestOptions) {
+    return this.core.request<X402Requirements>('POST', '/v1/x402/requirements', { ...o, body: params });
+  }
+  /** Checks a client's PAYMENT-SIGNATURE payload against the requirement it accepted; sends nothing. */
+  verify(params: X402FacilitatorParams, o?: RequestOptions) {
+    return this.core.request<X402VerifyResult>('POST', '/v1/x402/verify', { ...o, body: params });
+  }
+  /** Verifies, then relays the authorization through the router, which splits it as payOrder does. */
+  settle(params: X402FacilitatorParams, o?: RequestOptions) {
+    return this.core.request<X402SettleResult>('POST', '/v1/x402/settle', { ...o, body: params });
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The framework-free core of the x402 paywall: given a request (method, URL, headers), decide between a 402
+ * (with a fresh Trisettle order to pay) and a settled payment (with its receipt). The Hono and Express adapters
+ * only translate requests and responses.
+ */
+import { CORE, Trisettle } from '../client.js';
+import type { Core } from '../core.js';
+import { TrisettleError } from '../errors.js';
+import type { X402SettleResult } from './api.js';
+import { bindPaymentRequired, isBound, withoutBinding, type BindingScope } from './binding.js';
+import { RequirementsCache } from './cache.js';
+import { encodeX402Header, parsePaymentPayload } from './headers.js';
+import {
+  PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER,
+  type X402PaymentPayload, type X402PaymentRequired, type X402SettleResponse,
+} from './types.js';
+
+/** What the core needs of a request. */
+export type X402HttpRequest = {
+  method: string;
+  /** The full URL the client requested (scheme, host, path, query): it becomes `resource.url`. */
+  url: string;
+  header(name: string): string | undefined;
+};
+
+export type X402PaywallOptions = {
+  /** A client with the platform's secret key; or give `apiKey` (and `baseUrl`). */
+  client?: Trisettle;
+  apiKey?: string;
+  baseUrl?: string;
+  /** The merchant paid (its id or external_id). */
+  merchantId: string;
+  /** Human units, a decimal string ("0.05"), or a function of the request. */
+  price: string | ((req: X402HttpRequest) => string | Promise<string>);
+  description?: string;
+  metadata?: Record<string, string> | ((req: X402HttpRequest) => Record<string, string>);
+  /**
+   * Default 0 (off): every unpaid request creates a fresh order. With N > 0, unpaid requests for the same
+   * method, URL, price and `requirementsCacheKey` within N seconds get the same PaymentRequired (one order),
+   * until it is paid. Keep N well under the session's payment window.
+   */
+  requirementsCacheSeconds?: number;
+  /** Who shares a cached PaymentRequired (e.g. the caller's address or API key). Default: everyone. */
+  requirementsCacheKey?: (req: X402HttpRequest) => string;
+  /** Cached PaymentRequired objects kept at most (oldest dropped first). Default 1000. */
+  maxCachedRequirements?: number;
+};
+
+/** What a paid request's handler sees (Hono: `c.get('x402')`, Express: `res.locals.x402`). */
+export type X402Receipt = {
+  payer: string;
+  transaction: string;
+  network: string;
+  session: string;
+  order: NonNullable<X402SettleResult['order']> | null;
+};
+
+export type X402Decision =
+  | { paid: false; status: 402; headers: Record<string, string>; body: unknown }
+  | { paid: true; receipt: X402Receipt; headers: Record<string, string> };
+
+function clientOf(o: X402PaywallOptions): Trisettle {
+  if (o.client) return o.client;
+  if (!o.apiKey) throw new TypeError('x402Paywall: pass client (a Trisettle with a secret key) or apiKey');
+  return new Trisettle({ secretKey: o.apiKey, ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}) });
+}
+
+const paymentRequiredReply = (pr: X402PaymentRequired): X402Decision => ({
+  paid: false, status: 402, body: pr,
+  headers: { [PAYMENT_REQUIRED_HEADER]: encodeX402Header(pr), 'Cache-Control': 'no-store', 'Access-Control-Expose-Headers': PAYMENT_REQUIRED_HEADER },
+});
+
+function settleFailedReply(payload: X402PaymentPayload, reason: string, payer?: string): X402Decision {
+  const response: X402SettleResponse = { success: false, errorReason: reason, transaction: '', network: payload.accepted.network, ...(payer ? { payer } : {}) };
+  return {
+    paid: false, status: 402, body: { x402Version: 2, error: reason },
+    headers: { [PAYMENT_RESPONSE_HEADER]: encodeX402Header(response), 'Cache-Control': 'no-store', 'Access-Control-Expose-Headers': PAYMENT_RESPONSE_HEADER },
+  };
+}
+
+/**
+ * Builds the decision function. Each unpaid request costs the platform one order (one API call, a few rows, no
+ * chain call) unless `requirementsCacheSeconds` reuses one; the service's per-platform rate limit applies.
+ */
+export function createX402Paywall(options: X402PaywallOptions): (req: X402HttpRequest) => Promise<X402Decision> {
+  if (!options?.merchantId) throw new TypeError('x402Paywall: merchantId is required');
+  if (options.price === undefined) throw new TypeError('x402Paywall: price is required');
+  const client = clientOf(options);
+  const core = (client as unknown as Record<symbol, Core | undefined>)[CORE];
+  if (!core) throw new TypeError('x402Paywall: client is not a Trisettle client');
+  const key = core.deriveKey('x402-binding-v1');
+  const cache = new RequirementsCache(Math.max(0, options.requirementsCacheSeconds ?? 0) * 1000, options.maxCachedRequirements ?? 1000);
+  const scopeOf = (req: X402HttpRequest): BindingScope => ({ merchantId: options.merchantId, method: req.method.toUpperCase(), url: req.url });
+
+  async function offer(req: X402HttpRequest, error?: string): Promise<X402Decision> {
+    const price = typeof options.price === 'function' ? await options.price(req) : options.price;
+    const cacheKey = JSON.stringify([req.method.toUpperCase(), req.url, price, options.requirementsCacheKey?.(req) ?? '']);
+    let pr = cache.get(cacheKey);
+    if (!pr) {
+      const metadata = typeof options.metadata === 'function' ? options.metadata(req) : options.metadata;
+      const created = await client.x402.requirements({
+        merchant_id: options.merchantId, amount: price, resource: req.url,
+        ...(options.description ? { description: options.description } : {}), ...(metadata ? { metadata } : {}),
+      });
+      pr = bindPaymentRequired(key, created.payment_required, scopeOf(req));
+      cache.set(cacheKey, pr);
+    }
+    return paymentRequiredReply(error ? { ...pr, error } : pr);
+  }
+
+  async function settle(payload: X402PaymentPayload): Promise<X402Decision> {
+    let result: X402SettleResult;
+    try {
+      result = await client.x402.settle({ x402Version: 2, paymentPayload: withoutBinding(payload), paymentRequirements: payload.accepted });
+    } catch (err) {
+      // The service refused the request itself (4xx): nothing was sent, the client may pay again.
+      if (err instanceof TrisettleError && err.status >= 400 && err.status < 500 && err.status !== 429) return settleFailedReply(payload, err.code);
+      throw err;
+    }
+    if (!result.success) return settleFailedReply(payload, result.errorReason ?? 'settlement_failed', result.payer);
+    const session = String(payload.accepted.extra.trisettle_session ?? '');
+    cache.forgetSession(payload.accepted.extra.trisettle_session);
+    const receipt: X402Receipt = { payer: result.payer ?? '', transaction: result.transaction, network: result.network, session, order: result.order ?? null };
+    const response: X402SettleResponse = { success: true, transaction: result.transaction, network: result.network, payer: receipt.payer, amount: payload.accepted.amount };
+    return { paid: true, receipt, headers: { [PAYMENT_RESPONSE_HEADER]: encodeX402Header(response), 'Access-Control-Expose-Headers': PAYMENT_RESPONSE_HEADER } };
+  }
+
+  return async (req) => {
+    const header = req.header(PAYMENT_SIGNATURE_HEADER);
+    if (!header) return offer(req);
+    let payload: X402PaymentPayload;
+    try {
+      payload = parsePaymentPayload(header);
+    } catch (err) {
+      return offer(req, `invalid_payload: ${(err as Error).message}`);
+    }
+    if (!isBound(key, payload, scopeOf(req))) return offer(req, 'payment_not_for_this_resource');
+    return settle(payload);
+  };
+}
