@@ -78,63 +78,83 @@ function settleFailedReply(payload: X402PaymentPayload, reason: string, payer?: 
   };
 }
 
-/**
- * Builds the decision function. Each unpaid request costs the platform one order (one API call, a few rows, no
- * chain call) unless `requirementsCacheSeconds` reuses one; the service's per-platform rate limit applies.
- */
-export function createX402Paywall(options: X402PaywallOptions): (req: X402HttpRequest) => Promise<X402Decision> {
-  if (!options?.merchantId) throw new TypeError('x402Paywall: merchantId is required');
-  if (options.price === undefined) throw new TypeError('x402Paywall: price is required');
-  const client = clientOf(options);
-  const core = (client as unknown as Record<symbol, Core | undefined>)[CORE];
-  if (!core) throw new TypeError('x402Paywall: client is not a Trisettle client');
-  const key = core.deriveKey('x402-binding-v1');
-  const cache = new RequirementsCache(Math.max(0, options.requirementsCacheSeconds ?? 0) * 1000, options.maxCachedRequirements ?? 1000);
-  const scopeOf = (req: X402HttpRequest): BindingScope => ({ merchantId: options.merchantId, method: req.method.toUpperCase(), url: req.url });
+/** One paywall: its client, binding key and cache. */
+class Paywall {
+  readonly #client: Trisettle;
+  readonly #key: Buffer;
+  readonly #cache: RequirementsCache;
 
-  async function offer(req: X402HttpRequest, error?: string): Promise<X402Decision> {
-    const price = typeof options.price === 'function' ? await options.price(req) : options.price;
-    const cacheKey = JSON.stringify([req.method.toUpperCase(), req.url, price, options.requirementsCacheKey?.(req) ?? '']);
-    let pr = cache.get(cacheKey);
+  constructor(private readonly o: X402PaywallOptions) {
+    if (!o?.merchantId) throw new TypeError('x402Paywall: merchantId is required');
+    if (o.price === undefined) throw new TypeError('x402Paywall: price is required');
+    this.#client = clientOf(o);
+    const core = (this.#client as unknown as Record<symbol, Core | undefined>)[CORE];
+    if (!core) throw new TypeError('x402Paywall: client is not a Trisettle client');
+    this.#key = core.deriveKey('x402-binding-v1');
+    this.#cache = new RequirementsCache(Math.max(0, o.requirementsCacheSeconds ?? 0) * 1000, o.maxCachedRequirements ?? 1000);
+  }
+
+  #scope(req: X402HttpRequest): BindingScope {
+    return { merchantId: this.o.merchantId, method: req.method.toUpperCase(), url: req.url };
+  }
+
+  async decide(req: X402HttpRequest): Promise<X402Decision> {
+    const header = req.header(PAYMENT_SIGNATURE_HEADER);
+    if (!header) return this.#offer(req);
+    let payload: X402PaymentPayload;
+    try {
+      payload = parsePaymentPayload(header);
+    } catch (err) {
+      return this.#offer(req, `invalid_payload: ${(err as Error).message}`);
+    }
+    if (!isBound(this.#key, payload, this.#scope(req))) return this.#offer(req, 'payment_not_for_this_resource');
+    return this.#settle(payload);
+  }
+
+  /** A 402 naming a fresh order (or the cached one for this route, price and key). */
+  async #offer(req: X402HttpRequest, error?: string): Promise<X402Decision> {
+    const o = this.o;
+    const price = typeof o.price === 'function' ? await o.price(req) : o.price;
+    const cacheKey = JSON.stringify([req.method.toUpperCase(), req.url, price, o.requirementsCacheKey?.(req) ?? '']);
+    let pr = this.#cache.get(cacheKey);
     if (!pr) {
-      const metadata = typeof options.metadata === 'function' ? options.metadata(req) : options.metadata;
-      const created = await client.x402.requirements({
-        merchant_id: options.merchantId, amount: price, resource: req.url,
-        ...(options.description ? { description: options.description } : {}), ...(metadata ? { metadata } : {}),
+      const metadata = typeof o.metadata === 'function' ? o.metadata(req) : o.metadata;
+      const created = await this.#client.x402.requirements({
+        merchant_id: o.merchantId, amount: price, resource: req.url,
+        ...(o.description ? { description: o.description } : {}), ...(metadata ? { metadata } : {}),
       });
-      pr = bindPaymentRequired(key, created.payment_required, scopeOf(req));
-      cache.set(cacheKey, pr);
+      pr = bindPaymentRequired(this.#key, created.payment_required, this.#scope(req));
+      this.#cache.set(cacheKey, pr);
     }
     return paymentRequiredReply(error ? { ...pr, error } : pr);
   }
 
-  async function settle(payload: X402PaymentPayload): Promise<X402Decision> {
+  async #settle(payload: X402PaymentPayload): Promise<X402Decision> {
     let result: X402SettleResult;
     try {
-      result = await client.x402.settle({ x402Version: 2, paymentPayload: withoutBinding(payload), paymentRequirements: payload.accepted });
+      result = await this.#client.x402.settle({ x402Version: 2, paymentPayload: withoutBinding(payload), paymentRequirements: payload.accepted });
     } catch (err) {
       // The service refused the request itself (4xx): nothing was sent, the client may pay again.
       if (err instanceof TrisettleError && err.status >= 400 && err.status < 500 && err.status !== 429) return settleFailedReply(payload, err.code);
       throw err;
     }
     if (!result.success) return settleFailedReply(payload, result.errorReason ?? 'settlement_failed', result.payer);
-    const session = String(payload.accepted.extra.trisettle_session ?? '');
-    cache.forgetSession(payload.accepted.extra.trisettle_session);
-    const receipt: X402Receipt = { payer: result.payer ?? '', transaction: result.transaction, network: result.network, session, order: result.order ?? null };
+    this.#cache.forgetSession(payload.accepted.extra.trisettle_session);
+    const receipt: X402Receipt = {
+      payer: result.payer ?? '', transaction: result.transaction, network: result.network,
+      session: String(payload.accepted.extra.trisettle_session ?? ''), order: result.order ?? null,
+    };
     const response: X402SettleResponse = { success: true, transaction: result.transaction, network: result.network, payer: receipt.payer, amount: payload.accepted.amount };
     return { paid: true, receipt, headers: { [PAYMENT_RESPONSE_HEADER]: encodeX402Header(response), 'Access-Control-Expose-Headers': PAYMENT_RESPONSE_HEADER } };
   }
+}
 
-  return async (req) => {
-    const header = req.header(PAYMENT_SIGNATURE_HEADER);
-    if (!header) return offer(req);
-    let payload: X402PaymentPayload;
-    try {
-      payload = parsePaymentPayload(header);
-    } catch (err) {
-      return offer(req, `invalid_payload: ${(err as Error).message}`);
-    }
-    if (!isBound(key, payload, scopeOf(req))) return offer(req, 'payment_not_for_this_resource');
-    return settle(payload);
-  };
+/**
+ * Builds the decision function. Each unpaid request costs the platform one order (one API call, a few rows, no
+ * chain call) unless `requirementsCacheSeconds` reuses one; the service's per-platform rate limit applies.
+ * A 5xx or unreachable service is thrown (the framework's error handler answers), never a 402 inviting payment.
+ */
+export function createX402Paywall(options: X402PaywallOptions): (req: X402HttpRequest) => Promise<X402Decision> {
+  const paywall = new Paywall(options);
+  return (req) => paywall.decide(req);
 }
