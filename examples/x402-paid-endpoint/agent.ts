@@ -22,13 +22,15 @@ export type AgentOptions = {
   usdc?: Address;
   /** Largest payment the agent accepts, in dollars (the stock default is $1). */
   maxUsd?: number;
+  /** The fetch underneath (default the global one). */
+  fetch?: typeof globalThis.fetch;
 };
 
 /** fetch that pays 402s: the stock client's configuration, nothing else. */
 export function payingFetch(account: LocalAccount, o: AgentOptions = {}) {
   const network = o.network ?? 'eip155:84532';
   const maxUsd = o.maxUsd ?? 1;
-  return wrapFetchWithPaymentFromConfig(fetch, {
+  return wrapFetchWithPaymentFromConfig(o.fetch ?? fetch, {
     schemes: [{ network, client: new ExactEvmScheme(account) }],
     spendControls: {
       maxAmountPerPayment: `$${maxUsd}`, // listed USDC (Base, Base Sepolia): a dollar cap

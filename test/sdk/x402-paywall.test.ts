@@ -62,7 +62,7 @@ function fakeService(secretKey = 'sk_live_test') {
 const confirmedSettle = (body: { paymentPayload: X402PaymentPayload }) => ({
   success: true, payer: (body.paymentPayload.payload as { authorization: { from: string } }).authorization.from,
   transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:84532',
-  order: { id: 'ord_1', state: 'pending_payment', amount: '0.05', computed_split: { service_fee: '500', platform_fee: '2500', merchant_net: '47000', reserve_hold: '0' } },
+  order: { id: 'ord_1', state: 'pending_payment', amount: '0.05', computed_split: { service_fee: '500', platform_fee: '2500', merchant_gross: '47000', reserve_hold: '4700', merchant_available: '42300' } },
 });
 
 const buyer = privateKeyToAccount(generatePrivateKey());
