@@ -25,37 +25,64 @@ const ROUTER = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 type Call = { path: string; body: Record<string, unknown> };
 type SettleAnswer = { status: number; body: unknown };
 
-/** A stand-in for the API: requirements in base units (6 decimals), settle answers what the test says. */
-function fakeService(secretKey = 'sk_live_test') {
+/**
+ * A stand-in for the API: requirements in base units (6 decimals); settle answers what the test says, behind the
+ * service's Idempotency-Key rules (same key: the stored answer with Idempotent-Replayed; still running: 409).
+ */
+function fakeService(secretKey = 'sk_live_test', o: { maxRetries?: number; overlap?: boolean } = {}) {
   const calls: Call[] = [];
   let seq = 0;
   let settle: SettleAnswer = { status: 200, body: null };
+  let loseNextAnswer = false;
+  const stored = new Map<string, { status: number; text: string } | 'running'>();
+  // A settle in progress finishes only once another request for the same key has been told 409 (deterministic overlap).
+  let overlapSeen: () => void = () => {};
+  const overlap = new Promise<void>((r) => { overlapSeen = r; });
+  const requirements = (body: Record<string, unknown>) => {
+    const n = ++seq;
+    const [whole, frac = ''] = String(body.amount).split('.');
+    const amount = (BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'))).toString();
+    const pr: X402PaymentRequired = {
+      x402Version: 2,
+      resource: { url: String(body.resource), description: String(body.description ?? ''), mimeType: 'application/json' },
+      accepts: [{ scheme: 'exact', network: 'eip155:84532', amount, asset: USDC_BASE_SEPOLIA, payTo: ROUTER, maxTimeoutSeconds: 300, extra: { name: 'USDC', version: '2', trisettle_session: `cs_${n}` } }],
+    };
+    return Response.json({ session_id: `cs_${n}`, order_id: `ord_${n}`, x402_url: `http://svc/x402/cs_live_${n}`, payment_required: pr }, { status: 201 });
+  };
+  const settleOnce = async (key: string, body: Record<string, unknown>) => {
+    const prior = stored.get(key);
+    if (prior === 'running') overlapSeen();
+    if (prior === 'running') return Response.json({ error: { code: 'idempotency_key_in_use', type: 'invalid_request_error', message: 'running' } }, { status: 409 });
+    if (prior) return new Response(prior.text, { status: prior.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' } });
+    stored.set(key, 'running');
+    if (o.overlap) await overlap;
+    const answer = typeof settle.body === 'function' ? (settle.body as (b: unknown) => unknown)(body) : settle.body;
+    const text = JSON.stringify(answer);
+    if (settle.status < 500) stored.set(key, { status: settle.status, text }); else stored.delete(key);
+    return new Response(text, { status: settle.status, headers: { 'content-type': 'application/json' } });
+  };
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input));
     const body = JSON.parse(String(init?.body ?? '{}')) as Record<string, unknown>;
     calls.push({ path: url.pathname, body });
-    if (url.pathname === '/v1/x402/requirements') {
-      const n = ++seq;
-      const [whole, frac = ''] = String(body.amount).split('.');
-      const amount = (BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'))).toString();
-      const pr: X402PaymentRequired = {
-        x402Version: 2,
-        resource: { url: String(body.resource), description: String(body.description ?? ''), mimeType: 'application/json' },
-        accepts: [{ scheme: 'exact', network: 'eip155:84532', amount, asset: USDC_BASE_SEPOLIA, payTo: ROUTER, maxTimeoutSeconds: 300, extra: { name: 'USDC', version: '2', trisettle_session: `cs_${n}` } }],
-      };
-      return Response.json({ session_id: `cs_${n}`, order_id: `ord_${n}`, x402_url: `http://svc/x402/cs_live_${n}`, payment_required: pr }, { status: 201 });
-    }
+    if (url.pathname === '/v1/x402/requirements') return requirements(body);
     if (url.pathname === '/v1/x402/settle') {
-      const answer = typeof settle.body === 'function' ? (settle.body as (b: unknown) => unknown)(body) : settle.body;
-      return Response.json(answer, { status: settle.status });
+      const res = await settleOnce(new Headers(init?.headers).get('idempotency-key') ?? String(Math.random()), body);
+      if (loseNextAnswer) {
+        loseNextAnswer = false;
+        throw new TypeError('fetch failed (socket hang up)');
+      }
+      return res;
     }
     return Response.json({ error: { code: 'not_found', type: 'invalid_request_error', message: 'no' } }, { status: 404 });
   }) as typeof globalThis.fetch;
-  const client = new Trisettle({ secretKey, baseUrl: 'http://svc', fetch, maxRetries: 0 });
+  const client = new Trisettle({ secretKey, baseUrl: 'http://svc', fetch, maxRetries: o.maxRetries ?? 0, retryDelayMs: 1 });
   return {
     client, calls,
     count: (path: string) => calls.filter((c) => c.path === path).length,
     answerSettle(a: SettleAnswer) { settle = a; },
+    /** The next settle runs on the service, and its answer is lost on the way back. */
+    loseNextAnswer() { loseNextAnswer = true; },
   };
 }
 
@@ -216,6 +243,71 @@ describe('error paths', () => {
   it('refuses to start without a key or a merchant', () => {
     expect(() => createX402Paywall({ merchantId: 'acme', price: '1' })).toThrow(/client .* or apiKey/);
     expect(() => createX402Paywall({ apiKey: 'sk_live_x', price: '1' } as never)).toThrow(/merchantId/);
+  });
+});
+
+describe('one payment, one response', () => {
+  const paidHeader = async (fetchApp: typeof globalThis.fetch, url: string) => {
+    const sent: string[] = [];
+    const recording = ((input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const h = req.headers.get('PAYMENT-SIGNATURE');
+      if (h) sent.push(h);
+      return fetchApp(req);
+    }) as typeof globalThis.fetch;
+    const res = await stockFetch(recording)(url);
+    return { res, header: sent[0]! };
+  };
+
+  it('a replay of a settled PAYMENT-SIGNATURE is refused (payment_already_used), though the service answers it as paid', async () => {
+    const svc = fakeService();
+    svc.answerSettle({ status: 200, body: confirmedSettle });
+    const { fetchApp, handled } = honoApp(svc);
+    const { res, header } = await paidHeader(fetchApp, 'http://shop.test/report');
+    expect(res.status).toBe(200);
+    const replay = await fetchApp('http://shop.test/report', { headers: { 'PAYMENT-SIGNATURE': header } });
+    expect(replay.status).toBe(402);
+    expect(decodePaymentResponseHeader(replay.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: false, errorReason: 'payment_already_used' });
+    expect(handled()).toBe(1);
+  });
+
+  it('the same PAYMENT-SIGNATURE twice at once: one 200; the other, told 409 then answered from the first, 402', async () => {
+    const svc = fakeService('sk_live_test', { maxRetries: 3, overlap: true });
+    svc.answerSettle({ status: 200, body: confirmedSettle });
+    const { fetchApp, handled } = honoApp(svc);
+    const offered = decodeX402Header<X402PaymentRequired>((await fetchApp('http://shop.test/report')).headers.get('PAYMENT-REQUIRED')!);
+    const payload = await x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(buyer) }] }).createPaymentPayload(offered as never);
+    const header = encodeX402Header(payload as never);
+    const both = await Promise.all([1, 2].map(() => fetchApp('http://shop.test/report', { headers: { 'PAYMENT-SIGNATURE': header } })));
+    expect(both.map((r) => r.status).sort()).toEqual([200, 402]);
+    const refused = both.find((r) => r.status === 402)!;
+    expect(decodePaymentResponseHeader(refused.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: false, errorReason: 'payment_already_used' });
+    expect(svc.count('/v1/x402/settle')).toBe(3); // first, 409, replay
+    expect(handled()).toBe(1);
+  });
+
+  it('our own answer lost on the way back (the SDK retried with the same key): served, not refused', async () => {
+    const svc = fakeService('sk_live_test', { maxRetries: 2 });
+    svc.answerSettle({ status: 200, body: confirmedSettle });
+    const { fetchApp, handled } = honoApp(svc);
+    svc.loseNextAnswer();
+    const { res } = await paidHeader(fetchApp, 'http://shop.test/report');
+    expect(res.status).toBe(200);
+    expect(svc.count('/v1/x402/settle')).toBe(2);
+    expect(handled()).toBe(1);
+  });
+
+  it('an authorization past its validBefore is refused without calling the service (a replay after the key is forgotten)', async () => {
+    const svc = fakeService();
+    svc.answerSettle({ status: 200, body: confirmedSettle });
+    const { fetchApp } = honoApp(svc);
+    const offered = decodeX402Header<X402PaymentRequired>((await fetchApp('http://shop.test/report')).headers.get('PAYMENT-REQUIRED')!);
+    const payload = await x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(buyer) }] }).createPaymentPayload(offered as never);
+    const p = payload as unknown as { payload: { authorization: { validBefore: string } } };
+    p.payload.authorization.validBefore = String(Math.floor(Date.now() / 1000) - 1);
+    const res = await fetchApp('http://shop.test/report', { headers: { 'PAYMENT-SIGNATURE': encodeX402Header(payload as never) } });
+    expect(decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_payload_authorization_valid_before' });
+    expect(svc.count('/v1/x402/settle')).toBe(0);
   });
 });
 

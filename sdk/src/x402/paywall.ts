@@ -3,6 +3,7 @@
  * (with a fresh Trisettle order to pay) and a settled payment (with its receipt). The Hono and Express adapters
  * only translate requests and responses.
  */
+import { createHash } from 'node:crypto';
 import { CORE, Trisettle } from '../client.js';
 import type { Core } from '../core.js';
 import { TrisettleError } from '../errors.js';
@@ -37,7 +38,7 @@ export type X402PaywallOptions = {
   /**
    * Default 0 (off): every unpaid request creates a fresh order. With N > 0, unpaid requests for the same
    * method, URL, price and `requirementsCacheKey` within N seconds get the same PaymentRequired (one order),
-   * until it is paid. Keep N well under the session's payment window.
+   * until it is paid. At most MAX_CACHE_SECONDS (120): a session's payment window is 600 s.
    */
   requirementsCacheSeconds?: number;
   /** Who shares a cached PaymentRequired (e.g. the caller's address or API key). Default: everyone. */
@@ -78,9 +79,16 @@ function settleFailedReply(payload: X402PaymentPayload, reason: string, payer?: 
   };
 }
 
+/**
+ * A requirement is offered for a session of 600 s whose authorizations live up to 300 s (maxTimeoutSeconds); reused
+ * later than this, an authorization could outlive the order's deadline and be refused.
+ */
+export const MAX_CACHE_SECONDS = 120;
+
 /** One paywall: its client, binding key and cache. */
 class Paywall {
   readonly #client: Trisettle;
+  readonly #core: Core;
   readonly #key: Buffer;
   readonly #cache: RequirementsCache;
 
@@ -90,8 +98,10 @@ class Paywall {
     this.#client = clientOf(o);
     const core = (this.#client as unknown as Record<symbol, Core | undefined>)[CORE];
     if (!core) throw new TypeError('x402Paywall: client is not a Trisettle client');
+    this.#core = core;
     this.#key = core.deriveKey('x402-binding-v1');
-    this.#cache = new RequirementsCache(Math.max(0, o.requirementsCacheSeconds ?? 0) * 1000, o.maxCachedRequirements ?? 1000);
+    const cacheSeconds = Math.min(MAX_CACHE_SECONDS, Math.max(0, o.requirementsCacheSeconds ?? 0));
+    this.#cache = new RequirementsCache(cacheSeconds * 1000, o.maxCachedRequirements ?? 1000);
   }
 
   #scope(req: X402HttpRequest): BindingScope {
@@ -129,16 +139,38 @@ class Paywall {
     return paymentRequiredReply(error ? { ...pr, error } : pr);
   }
 
+  /**
+   * One settlement per payment. The service's settle is idempotent per payload (a repeat is answered from the
+   * payment, as success), which would let a client replay its PAYMENT-SIGNATURE for the resource again: so the
+   * call carries an Idempotency-Key derived from the authorization, and an answer the service replays
+   * (Idempotent-Replayed) is refused, unless every earlier attempt of this very call got no response (then the
+   * replay is our own lost answer). Replays after the key's 24 h are refused as expired authorizations.
+   */
   async #settle(payload: X402PaymentPayload): Promise<X402Decision> {
+    const auth = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown; validBefore?: unknown } }).authorization;
+    if (typeof auth?.validBefore === 'string' && /^\d{1,20}$/.test(auth.validBefore) && Number(auth.validBefore) * 1000 < Date.now()) {
+      return settleFailedReply(payload, 'invalid_exact_evm_payload_authorization_valid_before');
+    }
+    const attempts: (Headers | null)[] = [];
     let result: X402SettleResult;
     try {
-      result = await this.#client.x402.settle({ x402Version: 2, paymentPayload: withoutBinding(payload), paymentRequirements: payload.accepted });
+      result = await this.#core.request<X402SettleResult>('POST', '/v1/x402/settle', {
+        body: { x402Version: 2, paymentPayload: withoutBinding(payload), paymentRequirements: payload.accepted },
+        idempotencyKey: settleKey(payload, auth), observe: (h) => attempts.push(h),
+      });
     } catch (err) {
-      // The service refused the request itself (4xx): nothing was sent, the client may pay again.
+      // The service refused the request itself (4xx, e.g. the same payment in flight: 409): the client may pay again.
       if (err instanceof TrisettleError && err.status >= 400 && err.status < 500 && err.status !== 429) return settleFailedReply(payload, err.code);
       throw err;
     }
+    const replayed = attempts.at(-1)?.get('idempotent-replayed') === 'true';
+    const ownLostAnswer = attempts.length > 1 && attempts.slice(0, -1).every((h) => h === null);
+    if (replayed && !ownLostAnswer) return settleFailedReply(payload, 'payment_already_used', result.payer);
     if (!result.success) return settleFailedReply(payload, result.errorReason ?? 'settlement_failed', result.payer);
+    return this.#paid(payload, result);
+  }
+
+  #paid(payload: X402PaymentPayload, result: X402SettleResult): X402Decision {
     this.#cache.forgetSession(payload.accepted.extra.trisettle_session);
     const receipt: X402Receipt = {
       payer: result.payer ?? '', transaction: result.transaction, network: result.network,
@@ -147,6 +179,13 @@ class Paywall {
     const response: X402SettleResponse = { success: true, transaction: result.transaction, network: result.network, payer: receipt.payer, amount: payload.accepted.amount };
     return { paid: true, receipt, headers: { [PAYMENT_RESPONSE_HEADER]: encodeX402Header(response), 'Access-Control-Expose-Headers': PAYMENT_RESPONSE_HEADER } };
   }
+}
+
+/** The same payment (session, payer, nonce, signature) always gets the same key; anything else another. */
+function settleKey(payload: X402PaymentPayload, auth: { from?: unknown; nonce?: unknown } | undefined): string {
+  const signature = (payload.payload as { signature?: unknown }).signature;
+  const id = JSON.stringify([payload.accepted.extra.trisettle_session, String(auth?.from ?? '').toLowerCase(), auth?.nonce, String(signature ?? '').toLowerCase()]);
+  return `x402-settle-${createHash('sha256').update(id).digest('hex')}`;
 }
 
 /**
