@@ -29,10 +29,10 @@ async function main() {
     const wallet = (env.MERCHANT_WALLET ?? devnet().accounts[1]!.address) as `0x${string}`;
     await trisettle.merchants.create({ external_id: merchantId, name: 'Demo Weather', merchant_wallet: wallet, chain_id: 84532 });
   }
-  const app = buildPaidApp({ trisettle, merchantId, price: env.PRICE ?? '0.05' });
+  const app = buildPaidApp({ trisettle, merchantId, price: env.PRICE ?? '0.50' });
   const port = Number(env.PORT ?? 4021);
   serve({ fetch: app.fetch, port, hostname: env.HOST ?? '127.0.0.1' }, (info) => {
-    console.log(`[server] paid endpoint: http://${env.HOST ?? '127.0.0.1'}:${info.port}/forecast (${env.PRICE ?? '0.05'} USDC)`);
+    console.log(`[server] paid endpoint: http://${env.HOST ?? '127.0.0.1'}:${info.port}/forecast (${env.PRICE ?? '0.50'} USDC)`);
   });
 }
 

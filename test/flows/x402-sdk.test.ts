@@ -48,7 +48,7 @@ beforeAll(async () => {
   trisettle = new Trisettle({ secretKey: await platformKey(service.baseUrl, platformWallet), baseUrl: service.baseUrl });
   await trisettle.merchants.create({ external_id: 'weather', name: 'Weather Co', merchant_wallet: merchantWallet, chain_id: 84532 });
   await service.fundUsdc(agent.address, 5_000_000n);
-  const app = buildPaidApp({ trisettle, merchantId: 'weather', price: '0.05' });
+  const app = buildPaidApp({ trisettle, merchantId: 'weather', price: '0.50' });
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
   });
@@ -67,10 +67,10 @@ describe('the SDK paywall on the devnet, paid by the stock x402 client', () => {
     expect(await res.json()).toEqual(pr);
     expect(pr.resource.url).toBe(paidUrl);
     expect(pr.accepts).toHaveLength(1);
-    expect(pr.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:84532', amount: '50000', asset: service.devnet.usdc, payTo: service.devnet.router });
+    expect(pr.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:84532', amount: '500000', asset: service.devnet.usdc, payTo: service.devnet.router });
   });
 
-  it('pays 0.05 USDC: 200 with the handler\'s body, PAYMENT-RESPONSE, the order confirmed and split exactly on chain; a replay is refused', async () => {
+  it('pays 0.50 USDC: 200 with the handler\'s body, PAYMENT-RESPONSE, the order confirmed and split exactly on chain; a replay is refused', async () => {
     const sent: Headers[] = [];
     const recording = ((input: RequestInfo | URL, init?: RequestInit) => {
       const req = new Request(input, init);
@@ -85,20 +85,20 @@ describe('the SDK paywall on the devnet, paid by the stock x402 client', () => {
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({ forecast: 'sunny, 21 °C', paid_by: agent.address });
     const receipt = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!);
-    expect(receipt).toMatchObject({ success: true, network: 'eip155:84532', payer: agent.address, transaction: body.transaction, amount: '50000' });
+    expect(receipt).toMatchObject({ success: true, network: 'eip155:84532', payer: agent.address, transaction: body.transaction, amount: '500000' });
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
 
     const order = await until(() => trisettle.orders.retrieve(body.order_id), (o) => o.state === 'confirmed');
-    expect(order).toMatchObject({ state: 'confirmed', amount: '0.05', merchant_id: expect.any(String) });
+    expect(order).toMatchObject({ state: 'confirmed', amount: '0.50' });
     expect(order.paid_by?.toLowerCase()).toBe(agent.address.toLowerCase());
     const split = order.computed_split;
     const [agentAfter, merchantAfter, platformAfter, treasuryAfter, routerAfter] = await balances([agent.address, merchantWallet, platformWallet, treasury, service.devnet.router]);
-    expect(before[0]! - agentAfter!).toBe(50_000n);
+    expect(before[0]! - agentAfter!).toBe(500_000n);
     expect(merchantAfter! - before[1]!).toBe(BigInt(split.merchant_available));
     expect(platformAfter! - before[2]!).toBe(BigInt(split.platform_fee));
     expect(treasuryAfter! - before[3]!).toBe(BigInt(split.service_fee));
     expect(routerAfter! - before[4]!).toBe(BigInt(split.reserve_hold));
-    expect(BigInt(split.service_fee) + BigInt(split.platform_fee) + BigInt(split.merchant_gross)).toBe(50_000n);
+    expect(BigInt(split.service_fee) + BigInt(split.platform_fee) + BigInt(split.merchant_gross)).toBe(500_000n);
 
     // The same PAYMENT-SIGNATURE again (a replay by anyone who saw it): refused, nothing moves, the handler does not run.
     const header = sent.map((h) => h.get('PAYMENT-SIGNATURE')).find(Boolean)!;
