@@ -16,8 +16,8 @@ export function buildPaidApp({ trisettle, merchantId, price }: PaidAppOptions) {
     '/forecast',
     x402Paywall({ client: trisettle, merchantId, price, description: 'Tomorrow\'s forecast', metadata: { product: 'forecast' } }),
     (c) => {
-      const paid = c.get('x402'); // payer, transaction, network, session, order { id, state, amount, computed_split }
-      return c.json({ forecast: 'sunny, 21 °C', paid_by: paid.payer, order_id: paid.order?.id, transaction: paid.transaction });
+      const paid = c.get('x402'); // payer, transaction, network, session, order { order_id, state, amount, computed_split }
+      return c.json({ forecast: 'sunny, 21 °C', paid_by: paid.payer, order_id: paid.order?.order_id, transaction: paid.transaction });
     },
   );
   return app;

@@ -89,7 +89,7 @@ function fakeService(secretKey = 'sk_live_test', o: { maxRetries?: number; overl
 const confirmedSettle = (body: { paymentPayload: X402PaymentPayload }) => ({
   success: true, payer: (body.paymentPayload.payload as { authorization: { from: string } }).authorization.from,
   transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:84532',
-  order: { id: 'ord_1', state: 'pending_payment', amount: '0.05', computed_split: { service_fee: '500', platform_fee: '2500', merchant_gross: '47000', reserve_hold: '4700', merchant_available: '42300' } },
+  order: { object: 'x402_receipt', order_id: 'ord_1', state: 'pending_payment', amount: '0.05', token_address: USDC_BASE_SEPOLIA, computed_split: { service_fee: '500', platform_fee: '2500', merchant_gross: '47000', reserve_hold: '4700', merchant_available: '42300' } },
 });
 
 const buyer = privateKeyToAccount(generatePrivateKey());
@@ -101,7 +101,7 @@ function honoApp(svc: ReturnType<typeof fakeService>, extra: Partial<Parameters<
   let handled = 0;
   app.get('/report', honoPaywall({ client: svc.client, merchantId: 'acme', price: '0.05', description: 'A report', metadata: { sku: 'r1' }, ...extra }), (c) => {
     handled++;
-    return c.json({ report: 'ok', paid_by: c.get('x402').payer, order: c.get('x402').order?.id });
+    return c.json({ report: 'ok', paid_by: c.get('x402').payer, order: c.get('x402').order?.order_id });
   });
   app.get('/premium', honoPaywall({ client: svc.client, merchantId: 'acme', price: '10.00' }), (c) => { handled++; return c.json({ premium: true }); });
   app.onError((err, c) => c.json({ error: err.message }, 500));

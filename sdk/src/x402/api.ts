@@ -29,15 +29,22 @@ export type X402FacilitatorParams = {
   paymentRequirements: X402PaymentRequirements;
 };
 
-export type X402VerifyResult = { isValid: boolean; invalidReason?: string; payer?: string };
+export type X402VerifyResult = { isValid: boolean; invalidReason?: string; invalidMessage?: string; payer?: string };
+
+/** The order an x402 payment paid: its state when the answer was given (it confirms at depth, as every order). */
+export type X402OrderReceipt = {
+  object: 'x402_receipt'; order_id: string; state: OrderState | string; amount: string; token_address: string; computed_split: ComputedSplit;
+};
 
 export type X402SettleResult = {
   success: boolean;
   errorReason?: string;
+  errorMessage?: string;
   payer?: string;
+  /** The relayer's transaction hash ("" when nothing was sent). */
   transaction: string;
   network: string;
-  order?: { id: string; state: OrderState; amount: string; computed_split: ComputedSplit };
+  order?: X402OrderReceipt;
 };
 
 /** x402 for a platform's own API: Trisettle as the facilitator (secret key). */
