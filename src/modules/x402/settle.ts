@@ -11,7 +11,7 @@ import { relayRepo } from '../relay/repo.js';
 import { payOrderOf } from '../relay/typed-data.js';
 import type { X402Deps } from './context.js';
 import { x402Repo, type X402PaymentRow } from './repo.js';
-import { x402RouterAbi } from './router-abi.js';
+import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import { X402Refusal, type Verified } from './verify.js';
 
 /** The PayOrder the service signs for an x402 payment: the order's own terms and split, locked to the verified payer. */
@@ -32,7 +32,7 @@ export async function enqueueSettlement(deps: X402Deps, v: Verified, now: bigint
   const rt = deps.chains.get(order.chain_id);
   const locked = await lockedPayOrder(deps, v);
   const calldata = encodeFunctionData({
-    abi: x402RouterAbi, functionName: 'payOrderWithTransfer',
+    abi: paymentRouterAbi, functionName: 'payOrderWithTransfer',
     args: [locked.message, locked.signature, v.auth.from, v.auth.validAfter, v.auth.validBefore, v.auth.nonce, v.auth.signature],
   });
   if (deps.config.gaslessDailyCap <= 0) throw new X402Refusal('trisettle_cap_reached', 'The platform\'s relayed payments for today are used up.');
