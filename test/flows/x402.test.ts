@@ -29,7 +29,7 @@ function stockClient(buyer: LocalAccount) {
   return client;
 }
 /** fetch into the app in process, as a network fetch would reach it. */
-const appFetch = (input: RequestInfo | URL, init?: RequestInit) => f.h.app.fetch(new Request(input, init));
+const appFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => f.h.app.fetch(new Request(input, init));
 
 /** Runs `work` while the relayer's sender runs and blocks are mined (the paid request waits until mined). */
 async function whileRelaying<T>(work: Promise<T>): Promise<T> {

@@ -33,7 +33,7 @@ const verify = createRoute({
   method: 'post', path: '/v1/x402/verify', tags: ['x402'], summary: 'Verify an x402 payment for one of your sessions (facilitator verify; nothing is sent)',
   description: 'The x402 facilitator shape (camelCase, docs/decisions.md). The session is paymentRequirements.extra.trisettle_session; another '
     + 'platform\'s is 404. A refused payment is 200 with isValid false and the x402 invalidReason.',
-  ...access.secret(), request: { body: jsonBody(FacilitatorRequest) },
+  ...access.secret(), request: { headers: IdempotencyHeader, body: jsonBody(FacilitatorRequest) },
   responses: { 200: jsonResponse(VerifyResponse, 'The verdict'), ...errors(400, 401, 403, 404, 413, 422, 429, 503) },
 });
 const settle = createRoute({
@@ -41,7 +41,7 @@ const settle = createRoute({
   description: 'Verifies, relays payOrderWithTransfer with the relayer (gasless budgets and caps) and waits until mined (X402_SETTLE_WAIT_MS; '
     + 'past it errorReason settlement_pending with the transaction). Idempotent per payload: the same authorization again is answered from '
     + 'its payment, never sent twice.',
-  ...access.secret(), request: { body: jsonBody(FacilitatorRequest) },
+  ...access.secret(), request: { headers: IdempotencyHeader, body: jsonBody(FacilitatorRequest) },
   responses: { 200: jsonResponse(SettleResponse, 'The outcome and the order\'s receipt'), ...errors(400, 401, 403, 404, 413, 422, 429, 503) },
 });
 

@@ -8,10 +8,9 @@ import type { Caller, OrdersService } from '../orders/index.js';
 import { captureBeforeOf } from '../orders/index.js';
 import type { CaptureRequest } from '../orders/schemas.js';
 import type { OrderRow } from '../orders/repo.js';
-import { x402Url } from '../x402/context.js';
 import { sessionsRepo } from './repo.js';
 import { SESSION_DEFAULT_SECONDS } from './schemas.js';
-import { serializeSession } from './serialize.js';
+import { serializeSession, x402Url } from './serialize.js';
 
 export type CreateSessionInput = {
   merchant_id: string;

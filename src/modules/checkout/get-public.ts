@@ -6,9 +6,8 @@ import type { ChainsService } from '../chains/service.js';
 import type { OrderRow } from '../orders/repo.js';
 import type { GaslessView } from '../relay/gasless-view.js';
 import type { PublicSessionCache } from './public-cache.js';
-import { x402Url } from '../x402/context.js';
 import { sessionsRepo } from './repo.js';
-import { serializePublicSession } from './serialize.js';
+import { serializePublicSession, x402Url } from './serialize.js';
 
 /** The session read's `gasless` block for an order (modules/relay gaslessView), passed in by services.ts. */
 export type GaslessOf = (order: OrderRow) => Promise<GaslessView>;

@@ -8,6 +8,9 @@ import type { sessionsRepo } from './repo.js';
 
 export type SessionRow = Selectable<CheckoutSessionsTable>;
 
+/** A session's x402 pay URL (docs/x402.md): the same bearer token as the hosted page, under /x402/. */
+export const x402Url = (publicBaseUrl: string, sessionToken: string): string => `${publicBaseUrl}/x402/${sessionToken}`;
+
 export const serializeSession = (s: SessionRow, token: string, url: string, x402Url: string) => ({
   id: s.id,
   object: 'checkout_session' as const,

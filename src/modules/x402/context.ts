@@ -21,5 +21,4 @@ export const CLOCK_SKEW_SECONDS = 120n;
 /** An authorization must stay valid at least this long after it is checked, or it may lapse before the relay is mined. */
 export const MIN_REMAINING_SECONDS = 6n;
 
-/** The x402 path of a session (x402_url = publicBaseUrl + this). */
-export const x402Url = (publicBaseUrl: string, sessionToken: string): string => `${publicBaseUrl}/x402/${sessionToken}`;
+export { x402Url } from '../checkout/serialize.js';
