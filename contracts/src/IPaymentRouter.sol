@@ -101,6 +101,15 @@ interface IPaymentRouter {
     event AuthorizationVoided(bytes32 indexed orderId, address indexed payer, uint256 amount);
     /// @notice The capture deadline passed and someone returned the whole authorized amount to the payer.
     event AuthorizationReclaimed(bytes32 indexed orderId, address indexed payer, uint256 amount);
+    /// @notice {payOrderWithTransfer} paid `orderId` with `from`'s x402 TransferWithAuthorization `nonce` (the
+    ///         OrderPaid or OrderAuthorized of the payment precedes it in the same transaction).
+    event X402Settled(bytes32 indexed orderId, address indexed from, bytes32 nonce);
+    /// @notice {attributeTransfer} counted the funds `from`'s authorization `nonce` moved into the router (submitted
+    ///         to the token by someone else) as the payment of `orderId` (after its OrderPaid or OrderAuthorized).
+    event X402Attributed(bytes32 indexed orderId, address indexed from, bytes32 nonce);
+    /// @notice {returnTransfer} sent `value` of `token`, which `from`'s authorization `nonce` had moved into the
+    ///         router without paying any order, back to `from`.
+    event X402Returned(address indexed token, address indexed from, bytes32 indexed nonce, uint256 value);
     event ReserveHoldUpdated(uint256 previousSeconds, uint256 newSeconds);
     event SignerUpdated(address indexed signer, bool authorised);
     event OperatorUpdated(address indexed previousOperator, address indexed newOperator);
@@ -133,6 +142,18 @@ interface IPaymentRouter {
     error AuthorizationNotForOrder(bytes32 expected, bytes32 nonce);
     /// @notice The ERC-3009 authorization stays valid after the order's deadline (validBefore > deadline + 1).
     error AuthorizationOutlivesOrder(uint256 validBefore, uint256 deadline);
+
+    /// @notice An x402 payment needs a PayOrder locked to its payer (order.payer != address(0)).
+    error PayerLockRequired(bytes32 orderId);
+    /// @notice The router holds less of the token beyond reserved + held than the attribution or return needs.
+    error InsufficientUnattributed(uint256 available, uint256 needed);
+    /// @notice This (from, nonce) already paid, was attributed or was returned through the router.
+    error X402NonceConsumed(address from, bytes32 nonce);
+    /// @notice The token does not report this ERC-3009 nonce of `from` as used: no funds moved under it.
+    error AuthorizationNotUsed(address from, bytes32 nonce);
+    /// @notice `authorization` is not `from`'s signature (ECDSA or ERC-1271) over TransferWithAuthorization(from,
+    ///         to = router, value, validAfter, validBefore, nonce) in the token's EIP-712 domain.
+    error InvalidAuthorization(address from, bytes32 nonce);
 
     /// @notice An authorization's captureDeadline is not in the future or lies more than
     ///         MAX_AUTHORIZATION_PERIOD after the authorizing block.
@@ -202,6 +223,78 @@ interface IPaymentRouter {
         PayOrder calldata order,
         bytes calldata signature,
         address from,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata authorization
+    ) external;
+
+    /// @notice x402 payment: pulls exactly `order.amount` from `from` with the token's ERC-3009
+    ///         `transferWithAuthorization` (FiatTokenV2_2 `bytes signature` form), as the stock x402 `exact`
+    ///         client signs it, and splits it exactly as {payOrder} does (or holds it, for an authorization with a
+    ///         captureDeadline). Anyone may relay it. Emits OrderPaid (or OrderAuthorized), then X402Settled.
+    /// @dev The buyer's authorization names the router and the amount but not the order (its nonce is random),
+    ///      so the order is tied to it by the service: every {payOrder} check applies with payer `from`, and
+    ///      - `order.payer` must be non-zero (PayerLockRequired) and equal `from`: the service signs an x402
+    ///        order for the payer it verified, so an authorization copied from the mempool cannot pay some other
+    ///        public order of the same amount;
+    ///      - `validBefore <= order.deadline + 1` (AuthorizationOutlivesOrder);
+    ///      - (from, nonce) not consumed before (X402NonceConsumed); it is marked consumed before the token call.
+    ///      The token checks the rest: `to` = this router, `value` = order.amount, the window, the signature, the
+    ///      nonce unused. Someone who submits the authorization to the token first makes this call revert (nonce
+    ///      used); the funds then sit in the router unattributed until {attributeTransfer} or {returnTransfer}.
+    /// @param signature 65-byte service signature over the PayOrder, as for {payOrder}.
+    /// @param from The buyer who signed the authorization; recorded as the order's payer (refunds go to it).
+    /// @param validAfter ERC-3009 lower bound (exclusive), unix seconds.
+    /// @param validBefore ERC-3009 upper bound (exclusive), unix seconds; at most order.deadline + 1.
+    /// @param nonce The authorization's ERC-3009 nonce (any value the client chose).
+    /// @param authorization The buyer's signature over USDC's TransferWithAuthorization(from, to = router,
+    ///        value = order.amount, validAfter, validBefore, nonce) in the token's EIP-712 domain.
+    function payOrderWithTransfer(
+        PayOrder calldata order,
+        bytes calldata signature,
+        address from,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata authorization
+    ) external;
+
+    /// @notice Operator only, not while paused: counts the funds a buyer's x402 authorization already moved into
+    ///         the router (someone submitted it straight to the token) as the payment of `order`, and splits or
+    ///         holds them exactly as {payOrderWithTransfer} would have. No tokens come in. Emits OrderPaid (or
+    ///         OrderAuthorized), then X402Attributed.
+    /// @dev The same checks as {payOrderWithTransfer} (service signature, payer lock == from, deadline, unpaid,
+    ///      not cancelled, fees fit, validBefore, (from, nonce) not consumed), and:
+    ///      - the token reports `nonce` used for `from` (AuthorizationNotUsed);
+    ///      - the router itself verifies `authorization` as `from`'s signature (ECDSA, or ERC-1271 when `from`
+    ///        has code) over TransferWithAuthorization(from, to = router, value = order.amount, validAfter,
+    ///        validBefore, nonce) in the token's domain (DOMAIN_SEPARATOR() read from the token)
+    ///        (InvalidAuthorization);
+    ///      - balanceOf(router) - reserved - held >= order.amount (InsufficientUnattributed).
+    ///      So a stolen operator key can attribute only money a payer really sent the router, and only to an
+    ///      order the service signed locked to that payer.
+    function attributeTransfer(
+        PayOrder calldata order,
+        bytes calldata signature,
+        address from,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata authorization
+    ) external;
+
+    /// @notice Operator only, also while paused: sends `value` of `token` that `from`'s x402 authorization moved
+    ///         into the router without paying an order (a second payer of an order already paid) back to `from`.
+    ///         Emits X402Returned.
+    /// @dev Checks: value > 0, (from, nonce) not consumed (then marked consumed), the token reports the nonce
+    ///      used, `authorization` is `from`'s signature over TransferWithAuthorization(from, to = router, value,
+    ///      validAfter, validBefore, nonce) in the token's domain, and value <= balanceOf(router) - reserved -
+    ///      held. The money only ever goes back to the address that signed it to the router.
+    function returnTransfer(
+        address token,
+        address from,
+        uint256 value,
         uint256 validAfter,
         uint256 validBefore,
         bytes32 nonce,
@@ -285,6 +378,8 @@ interface IPaymentRouter {
     /// @notice hashPayOrder of the PayOrder that authorized `orderId` (kept after capture, void or reclaim).
     function authorizationDigest(bytes32 orderId) external view returns (bytes32);
     function reserveHoldSeconds() external view returns (uint256);
+    /// @notice Whether `from`'s ERC-3009 `nonce` already paid, was attributed or was returned through the router.
+    function x402Consumed(address from, bytes32 nonce) external view returns (bool);
     function batchSettled(bytes32 batchId) external view returns (bool);
     function operator() external view returns (address);
     function serviceTreasury() external view returns (address);
