@@ -1,51 +1,17 @@
 import type { Core, RequestOptions } from '../core.js';
-import type { ComputedSplit, OrderState } from '../types.js';
-import type { X402PaymentPayload, X402PaymentRequired, X402PaymentRequirements } from './types.js';
+import type { components } from '../generated/openapi.js';
 
-export type CreateX402RequirementsParams = {
-  merchant_id: string;
-  /** Human units, a decimal string ("0.05"). */
-  amount: string;
-  description?: string;
-  /** The URL being paid for; becomes `resource.url`. */
-  resource?: string;
-  metadata?: Record<string, string>;
-  /** Only this wallet may pay. */
-  payer_address?: string;
-};
-
+type Schemas = components['schemas'];
+/** Body of POST /v1/x402/requirements: merchant, amount (human units), resource URL, description, metadata, payer lock. */
+export type CreateX402RequirementsParams = Schemas['X402RequirementsRequest'];
 /** A fresh order and its checkout session, with the x402 v2 PaymentRequired that pays it. */
-export type X402Requirements = {
-  session_id: string;
-  order_id: string;
-  x402_url: string;
-  payment_required: X402PaymentRequired;
-};
-
-/** Facilitator-style body of verify and settle. */
-export type X402FacilitatorParams = {
-  x402Version: 2;
-  paymentPayload: X402PaymentPayload;
-  paymentRequirements: X402PaymentRequirements;
-};
-
-export type X402VerifyResult = { isValid: boolean; invalidReason?: string; invalidMessage?: string; payer?: string };
-
-/** The order an x402 payment paid: its state when the answer was given (it confirms at depth, as every order). */
-export type X402OrderReceipt = {
-  object: 'x402_receipt'; order_id: string; state: OrderState | string; amount: string; token_address: string; computed_split: ComputedSplit;
-};
-
-export type X402SettleResult = {
-  success: boolean;
-  errorReason?: string;
-  errorMessage?: string;
-  payer?: string;
-  /** The relayer's transaction hash ("" when nothing was sent). */
-  transaction: string;
-  network: string;
-  order?: X402OrderReceipt;
-};
+export type X402Requirements = Schemas['X402Requirements'];
+/** Facilitator-style body of verify and settle (x402's camelCase). */
+export type X402FacilitatorParams = Schemas['X402FacilitatorRequest'];
+export type X402VerifyResult = Schemas['X402VerifyResponse'];
+export type X402SettleResult = Schemas['X402SettleResponse'];
+/** The order an x402 payment paid, as the settle answer gives it (it confirms at depth, as every order). */
+export type X402OrderReceipt = Schemas['X402Receipt'];
 
 /** x402 for a platform's own API: Trisettle as the facilitator (secret key). */
 export class X402Api {
@@ -58,7 +24,10 @@ export class X402Api {
   verify(params: X402FacilitatorParams, o?: RequestOptions) {
     return this.core.request<X402VerifyResult>('POST', '/v1/x402/verify', { ...o, body: params });
   }
-  /** Verifies, then relays the authorization through the router, which splits it as payOrder does. */
+  /**
+   * Verifies, then relays the authorization through the router, which splits it as payOrder does; waits until
+   * mined. Idempotent per payload on the service: a repeat is answered as the first was (see x402Paywall).
+   */
   settle(params: X402FacilitatorParams, o?: RequestOptions) {
     return this.core.request<X402SettleResult>('POST', '/v1/x402/settle', { ...o, body: params });
   }

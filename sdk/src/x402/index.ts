@@ -3,6 +3,6 @@ export { createX402Paywall, type X402Decision, type X402HttpRequest, type X402Pa
 export { decodeX402Header, encodeX402Header, parsePaymentPayload, X402HeaderError } from './headers.js';
 export { BINDING_EXTENSION } from './binding.js';
 export type {
-  CreateX402RequirementsParams, X402FacilitatorParams, X402Requirements, X402SettleResult, X402VerifyResult,
+  CreateX402RequirementsParams, X402FacilitatorParams, X402OrderReceipt, X402Requirements, X402SettleResult, X402VerifyResult,
 } from './api.js';
 export * from './types.js';

@@ -133,7 +133,8 @@ class Paywall {
         merchant_id: o.merchantId, amount: price, resource: req.url,
         ...(o.description ? { description: o.description } : {}), ...(metadata ? { metadata } : {}),
       });
-      pr = bindPaymentRequired(this.#key, created.payment_required, this.#scope(req));
+      // The exact EVM scheme always carries `extra` (the token's EIP-712 name and version, the session).
+      pr = bindPaymentRequired(this.#key, created.payment_required as X402PaymentRequired, this.#scope(req));
       this.#cache.set(cacheKey, pr);
     }
     return paymentRequiredReply(error ? { ...pr, error } : pr);
