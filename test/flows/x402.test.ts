@@ -153,7 +153,7 @@ describe('x402: a session paid by the stock client', () => {
     expect((await sql<{ n: string }>`select count(*)::text as n from x402_payments where order_id = ${s.order_id}`.execute(f.h.db)).rows[0]!.n).toBe('0');
   });
 
-  it('refuses an amount or a recipient that differs from the order, and a second authorization while one is in flight', async () => {
+  it('refuses an amount or a recipient that differs from the order', async () => {
     const { p, m } = await setupPlatform(f.h);
     const s = await session(p.secretKey, m.external_id);
     const required = decode((await appFetch(s.x402_url)).headers.get('PAYMENT-REQUIRED'));
@@ -213,6 +213,22 @@ describe('x402: a session paid by the stock client', () => {
     expect(await relayerNonce()).toBe(nonce);
     await confirmAll();
     expect(await balanceOf(f.chain, merchantWallet)).toBe(BigInt(settled.body.order.computed_split.merchant_available));
+  });
+
+  it('a spent relayer budget refuses the payment before anything is sent (402 trisettle_relayer_budget_spent)', async () => {
+    const { p, m } = await setupPlatform(f.h);
+    const s = await session(p.secretKey, m.external_id);
+    const day = new Date(Number((await f.chain.publicClient.getBlock()).timestamp) * 1000).toISOString().slice(0, 10);
+    const spend = (wei: string) => sql`insert into relayer_budget_days (chain_id, day, spent_wei) values (84532, ${day}::date, ${wei}::numeric)
+      on conflict (chain_id, day) do update set spent_wei = excluded.spent_wei`.execute(f.h.db);
+    const before = (await sql<{ s: string }>`select coalesce((select spent_wei::text from relayer_budget_days where chain_id = 84532 and day = ${day}::date), '0') as s`.execute(f.h.db)).rows[0]!.s;
+    await spend((10n ** 30n).toString());
+    const nonce = await relayerNonce();
+    const res = await wrapFetchWithPayment(appFetch, stockClient(await zeroEthBuyer()))(s.x402_url);
+    expect(res.status).toBe(402);
+    expect(decode(res.headers.get('PAYMENT-REQUIRED')).error).toBe('trisettle_relayer_budget_spent');
+    expect(await relayerNonce()).toBe(nonce);
+    await spend(before);
   });
 
   it('an expired session is 410 session_expired, not a 402: the stock client pays nothing', async () => {
