@@ -17,6 +17,7 @@ import { validationHook } from './api/openapi.js';
 import { adminRoutes } from './api/routes/admin.js';
 import { mountAuth } from './api/routes/auth.js';
 import { relayRoutes } from './api/routes/relay.js';
+import { x402Routes } from './api/routes/x402.js';
 import { checkoutRoutes } from './api/routes/checkout.js';
 import { invitationRoutes } from './api/routes/invitations.js';
 import { merchantRoutes } from './api/routes/merchants.js';
@@ -101,6 +102,12 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   // The relay endpoints' refusals in a stricter bucket of their own, per client address (relay-refusals.ts).
   const relayRefusals = { perMinute: config.relayRefusalsPerMinute, trustProxyHops: config.trustProxyHops, now: opts.now };
   app.use('/v1/checkout/sessions/:token/relay', limitRelayRefusals(relayRefusals));
+  // x402: the public pay URL is read like the session (per address, CORS for any origin: agents in browsers too), and
+  // its refused payments (402 with a PAYMENT-SIGNATURE) count in the relay refusal bucket; the facilitator
+  // endpoints' refusals count per platform (below, after the principal).
+  app.use('/x402/:token', cors({ origin: '*', allowHeaders: ['PAYMENT-SIGNATURE', 'Content-Type'], exposeHeaders: ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'] }));
+  app.use('/x402/:token', byAddress(['GET']));
+  app.use('/x402/:token', limitRelayRefusals({ ...relayRefusals, methods: ['GET'], when: (c) => c.req.header('payment-signature') !== undefined }));
   app.use('/v1/merchants/invitations/:token', byAddress(['GET']));
   app.use('/v1/merchants/invitations/:token/complete', byAddress(['POST']));
   app.use('/openapi.json', byAddress(['GET']));
@@ -124,6 +131,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
     rates, opts.now), { name: 'user', perSecond: rates.perSecond, burst: rates.burst }));
   // The secret-key relay's refusals count per platform (its backend relays for many buyers from one address).
   app.use('/v1/orders/:id/relay', limitRelayRefusals({ ...relayRefusals, by: 'caller' }));
+  app.use('/v1/x402/*', limitRelayRefusals({ ...relayRefusals, by: 'caller' }));
   app.use('/_/*', resolvePrincipal(gate));
   app.use('/metrics', resolvePrincipal(gate));
   app.use('/v1/*', idempotency());
@@ -141,6 +149,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.route('/', orderRoutes);
   app.route('/', checkoutRoutes);
   app.route('/', relayRoutes);
+  app.route('/', x402Routes);
   app.route('/', refundRoutes);
   app.route('/', settlementRoutes);
   app.route('/', balanceRoutes);

@@ -51,6 +51,8 @@ export type Config = {
   gaslessDailyCap: number;
   /** RELAYER_GAS_LIMIT: the most gas one relay may be signed with or simulated with (modules/relay, docs/gasless.md). */
   relayerGasLimit: bigint;
+  /** How long a paid x402 request waits for the relayer's transaction to be mined before it answers settlement_pending. */
+  x402SettleWaitMs: number;
   /** RELAYER_DAILY_BUDGET_WEI: the relayer's spend per chain per UTC day (chain clock), reserved at accept. */
   relayerDailyBudgetWei: bigint;
   /** GASLESS_MIN_AMOUNT: the smallest order (USDC, as base units here) offered gasless. */
@@ -183,6 +185,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       : env.GASLESS_ENABLED === 'true',
     gaslessDailyCap: read(env, 'GASLESS_DAILY_CAP', int(0, 100_000_000).default(1000)),
     relayerGasLimit: BigInt(read(env, 'RELAYER_GAS_LIMIT', int(100_000, 30_000_000).default(700_000))),
+    x402SettleWaitMs: read(env, 'X402_SETTLE_WAIT_MS', int(1_000, 120_000).default(30_000)),
     // Devnet ETH is free and the bench relays hundreds at once (each reserves ~2e15 wei at anvil's 1 gwei).
     relayerDailyBudgetWei: read(env, 'RELAYER_DAILY_BUDGET_WEI', wei.default(devnet ? 10n * 10n ** 18n : 10n ** 17n)),
     gaslessMinAmount: read(env, 'GASLESS_MIN_AMOUNT', usdcAmount.default(500_000n)),

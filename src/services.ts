@@ -25,6 +25,7 @@ import { createRouterClient } from './modules/settlements/router-client.js';
 import { createSettlementsService } from './modules/settlements/index.js';
 import { createOperatorTxs } from './modules/operator-txs/service.js';
 import { createRelay, createTokenDomains } from './modules/relay/index.js';
+import { createX402 } from './modules/x402/index.js';
 import { applyPayOrderCancelledWith, orderCancelOutcomeHandler } from './modules/order-cancellation/apply.js';
 import { requestOrderCancel } from './modules/order-cancellation/request.js';
 import { createBalanceService } from './modules/balance/index.js';
@@ -81,13 +82,16 @@ export function createServices(deps: ServiceDeps) {
   operatorTxs.register('settlement', settlements.onOutcome);
   operatorTxs.register('order_cancel', orderCancelOutcomeHandler(logger, clock));
   // Gasless payment: the relayer's transactions go through the same outbox (key 'relayer', purpose 'relay').
-  const relay = createRelay({ db, config, chains, tokenDomains: createTokenDomains(), wake: () => operatorTxs.poke('relayer'), logger });
-  operatorTxs.register('relay', relay.onOutcome);
+  const tokenDomains = createTokenDomains();
+  const relay = createRelay({ db, config, chains, tokenDomains, wake: () => operatorTxs.poke('relayer'), logger });
   // Charge later: capture and void requests go out through the same outbox (purposes 'capture', 'authorization_void').
   const authorizations = createAuthorizationsService({ db, chains, clock, logger, wake: () => operatorTxs.poke('operator') });
   operatorTxs.register('capture', authorizations.outcomeHandlers.capture);
   operatorTxs.register('authorization_void', authorizations.outcomeHandlers.authorization_void);
   const checkout = createCheckoutService({ db, config, chains, orders, gaslessOf: relay.gasless, cache: publicSessions });
+  // x402 payments are relays (same budget, cap, bans and outbox); each follows its relay's outcome.
+  const x402 = createX402({ db, config, chains, tokenDomains, wake: () => operatorTxs.poke('relayer'), logger, checkout, settleWaitMs: config.x402SettleWaitMs, pollMs: 200 });
+  operatorTxs.register('relay', x402.outcomeHandler(relay.onOutcome));
   const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel({ db, router, logger, clock }, id, reason) };
   const metrics = deps.metrics ?? createMetrics();
   // Every router event reaches the module that owns it the same way: one table, fixed here (indexer/handlers.ts).
@@ -142,6 +146,7 @@ export function createServices(deps: ServiceDeps) {
     exports: exportsService,
     operatorTxs,
     relay,
+    x402,
     orderCancellation,
     indexer,
     chainEvents,

@@ -4,7 +4,8 @@
  *   dist/cjs   CommonJS + .d.ts (its own package.json says type: commonjs)
  *   dist/package.json, README.md, openapi.json: the manifest npm packs (`npm pack ./sdk/dist`, `npm run sdk:pack`).
  *   bin `trisettle` → esm/cli/main.js: `npx @trisettle/sdk listen|trigger …` (sdk/src/cli).
- * Plain `tsc`, twice: no bundler and no runtime dependency (fetch and node:crypto only). In this repository the
+ * Plain `tsc`, twice: no bundler and no runtime dependency (fetch and node:crypto only; hono is an optional peer
+ * of the x402/hono entry's types). In this repository the
  * workspace keeps consuming src/ directly; only the tarball is built.
  */
 import { execFileSync } from 'node:child_process';
@@ -44,7 +45,14 @@ const published = {
   main: './cjs/index.js',
   module: './esm/index.js',
   types: './cjs/index.d.ts',
-  exports: { '.': entry('index'), './webhooks': entry('webhooks'), './package.json': './package.json' },
+  exports: {
+    '.': entry('index'), './webhooks': entry('webhooks'),
+    './x402': entry('x402/index'), './x402/hono': entry('x402/hono'), './x402/express': entry('x402/express'),
+    './package.json': './package.json',
+  },
+  // Only @trisettle/sdk/x402/hono names hono, and only in its types: optional, never installed for you.
+  peerDependencies: manifest.peerDependencies,
+  peerDependenciesMeta: manifest.peerDependenciesMeta,
   bin: { trisettle: './esm/cli/main.js' },
   sideEffects: false,
   files: ['esm', 'cjs', 'README.md', 'openapi.json'],

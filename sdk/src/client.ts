@@ -1,5 +1,6 @@
 import { Core, segment, type RequestOptions, type TrisettleOptions } from './core.js';
 import type { ListResult } from './pagination.js';
+import { X402Api } from './x402/api.js';
 import type {
   ApiKey, AuditEvent, CaptureOrderParams, CheckoutSession, CompleteInvitationParams, CompleteInvitationResponse,
   CreateCheckoutSessionParams, CreateInvitationParams, CreateMerchantParams, CreateOrderParams, CreateRefundParams,
@@ -199,8 +200,13 @@ class AuditLog {
  *   const trisettle = new Trisettle({ secretKey: process.env.TRISETTLE_SECRET_KEY!, baseUrl: 'http://localhost:3000' });
  *   const session = await trisettle.checkoutSessions.create({ merchant_id: 'shop-1', order_no: 'A-1', chain_id: 84532, token: 'USDC', amount: '25.00' });
  */
+/** Where a Trisettle client keeps its transport, for the SDK's own helpers (x402); a registered symbol, so both builds (ESM, CJS) find it. */
+export const CORE = Symbol.for('@trisettle/sdk/core');
+
 export class Trisettle {
   readonly #core: Core;
+  /** x402 for your own API (see `@trisettle/sdk/x402`): requirements for a 402, verify and settle a PAYMENT-SIGNATURE. */
+  readonly x402: X402Api;
   readonly merchants: Merchants;
   readonly invitations: Invitations;
   readonly orders: Orders;
@@ -225,6 +231,8 @@ export class Trisettle {
     this.events = new Events(core);
     this.keys = new Keys(core);
     this.auditLog = new AuditLog(core);
+    this.x402 = new X402Api(core);
+    Object.defineProperty(this, CORE, { value: core, enumerable: false });
   }
 
   get baseUrl(): string {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { TrisettleConnectionError, TrisettleError } from './errors.js';
 import { ListResult } from './pagination.js';
 import type { Page } from './types.js';
@@ -29,6 +29,8 @@ export type RequestOptions = {
 };
 
 type Method = 'GET' | 'POST' | 'DELETE';
+/** Sees each attempt's response headers, or null for an attempt that got no response (SDK-internal). */
+export type AttemptObserver = (headers: Headers | null) => void;
 type Query = Record<string, string | number | boolean | undefined | null>;
 
 const MAX_BACKOFF_MS = 8_000;
@@ -91,7 +93,7 @@ export class Core {
    * One API call. POST and DELETE carry an Idempotency-Key (a UUID unless given) that every retry
    * reuses, so a retry after a lost response replays the stored answer instead of acting twice.
    */
-  async request<T>(method: Method, path: string, o: RequestOptions & { query?: Query; body?: unknown } = {}): Promise<T> {
+  async request<T>(method: Method, path: string, o: RequestOptions & { query?: Query; body?: unknown; observe?: AttemptObserver } = {}): Promise<T> {
     const headers: Record<string, string> = {
       Authorization: `Bearer ${this.#secretKey}`,
       Accept: 'application/json',
@@ -112,6 +114,7 @@ export class Core {
         res = await this.#fetch(url, { method, headers, body, signal });
         text = await res.text();
       } catch (cause) {
+        o.observe?.(null);
         if (o.signal?.aborted) throw o.signal.reason;
         const wait = this.#backoff(attempt);
         if (attempt < maxRetries && wait !== undefined) {
@@ -121,12 +124,18 @@ export class Core {
         const why = cause instanceof Error ? cause.message : String(cause);
         throw new TrisettleConnectionError(`${method} ${path}: no response after ${attempt + 1} attempt(s) (${why})`, cause);
       }
+      o.observe?.(res.headers);
       if (res.ok) return (text ? JSON.parse(text) : undefined) as T;
       const err = TrisettleError.fromResponse(res, text);
       const wait = isRetryable(err) && attempt < maxRetries ? this.#backoff(attempt, err) : undefined;
       if (wait === undefined) throw err;
       await sleep(wait, o.signal);
     }
+  }
+
+  /** A key derived from the secret key for `label` (HMAC-SHA256): the same on every instance holding the key. */
+  deriveKey(label: string): Buffer {
+    return createHmac('sha256', this.#secretKey).update(label).digest();
   }
 
   list<T>(path: string, params: Query & { cursor?: string | undefined } = {}, o: RequestOptions = {}): ListResult<T> {

@@ -42,7 +42,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled)',
   404: 'Unknown resource, or another platform\'s (not_found)',
   409: 'Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used)',
-  410: 'Gone (invitation_expired)',
+  410: 'Gone (invitation_expired, session_expired)',
   413: 'Body too large (payload_too_large)',
   415: 'Body is not application/json (unsupported_media_type)',
   422: 'Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable)',

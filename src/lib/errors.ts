@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   key_limit_reached: { status: 409, type: 'invalid_request_error', message: 'The platform has the most active API keys allowed; revoke one first.' },
   invalid_state: { status: 409, type: 'invalid_request_error', message: 'The resource is not in a state that allows this operation.' },
   invitation_expired: { status: 410, type: 'invalid_request_error', message: 'This invitation has expired.' },
+  session_expired: { status: 410, type: 'invalid_request_error', message: 'This checkout session has expired or was cancelled; it can no longer be paid.' },
   payload_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', message: 'Requests must send Content-Type: application/json.' },
   validation_failed: { status: 422, type: 'invalid_request_error', message: 'The request is not valid.' },

@@ -26,7 +26,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'plt' | 'mch' | 'inv' | 'ord' | 'cs' | 're' | 'we' | 'evt' | 'key' | 'aud' | 'stl' | 'dlv' | 'req' | 'otx' | 'rly';
+export type IdPrefix = 'plt' | 'mch' | 'inv' | 'ord' | 'cs' | 're' | 'we' | 'evt' | 'key' | 'aud' | 'stl' | 'dlv' | 'req' | 'otx' | 'rly' | 'x402';
 /** Public identifiers: 20 base62 chars ≈ 119 bits; not secrets, only unguessable enough to not enumerate. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${randomBase62(20)}`;
 

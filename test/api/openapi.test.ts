@@ -92,6 +92,7 @@ describe('the OpenAPI document', () => {
       for (const [, r] of ok) expect(r.content?.[type]?.schema, where).toBeDefined();
       for (const [status, r] of Object.entries(op.responses).filter(([s]) => /^[45]/.test(s))) {
         if (path === '/health' && status === '503') continue; // health reports itself, unhealthy included
+        if (path === '/x402/{token}' && status === '402') continue; // x402's PaymentRequired: the protocol's 402, not an API error
         expect(r.content?.['application/json']?.schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
       }
       for (const name of path.match(/\{(\w+)\}/g) ?? []) {
@@ -110,7 +111,9 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes).toMatchObject({
       bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie' }, admin: { type: 'http', scheme: 'bearer' },
     });
-    const PUBLIC = ['GET /health', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay'];
+    const PUBLIC = ['GET /health', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /x402/{token}'];
+    // The x402 facilitator endpoints are for a platform's server (the SDK middleware): secret key only.
+    const SECRET_ONLY = ['POST /v1/x402/requirements', 'POST /v1/x402/verify', 'POST /v1/x402/settle'];
     for (const { method, path, op } of operations()) {
       const where = `${method} ${path}`;
       const schemes = (op.security ?? []).flatMap((s) => Object.keys(s)).sort();
@@ -120,6 +123,7 @@ describe('the OpenAPI document', () => {
       }
       else if (path.startsWith('/_/') || path === '/metrics') expect(schemes, where).toEqual(['admin']);
       else if (['POST /v1/onboarding/self', 'POST /v1/developers/keys'].includes(where)) expect(schemes, where).toEqual(['session']);
+      else if (SECRET_ONLY.includes(where)) expect(schemes, where).toEqual(['bearer']);
       else expect(schemes, where).toEqual(['bearer', 'session']);
       if (schemes.length) expect(op.responses['401'], `${where} documents 401`).toBeDefined();
       if (path.startsWith('/v1/') && schemes.includes('bearer') && ['POST', 'DELETE'].includes(method)) {
@@ -317,6 +321,16 @@ describe('responses match the document', () => {
     await call('POST', '/v1/orders/ord_unknown/relay', { key, body: auth }, 404);
     await call('POST', `/v1/orders/${order.body.id}/relay`, { key, body: auth }, 503); // no relayer key in this harness
     await call('GET', `/v1/orders/${order.body.id}/relay`, { key }, 404);
+    // x402: the pay URL (unknown token; a real one needs the chain, 503 here), the facilitator endpoints' refusals.
+    await call('GET', '/x402/cs_live_unknown', {}, 404);
+    await call('GET', `/x402/${session.body.session_token}`, {}, 503);
+    await call('POST', '/v1/x402/requirements', { key, body: { merchant_id: 'nobody', amount: '1.00' } }, 404);
+    await call('POST', '/v1/x402/requirements', { key, body: { merchant_id: 'nobody', amount: '1.00', surprise: 1 } }, 422);
+    const x402Auth = { from: WALLETS.platform, to: WALLETS.platform, value: '1', validAfter: '0', validBefore: '1', nonce: `0x${'1'.repeat(64)}` };
+    const x402Req = { scheme: 'exact', network: 'eip155:84532', amount: '1', asset: WALLETS.platform, payTo: WALLETS.platform, maxTimeoutSeconds: 60, extra: { trisettle_session: 'cs_unknown' } };
+    const x402Body = { x402Version: 2, paymentPayload: { x402Version: 2, payload: { authorization: x402Auth, signature: `0x${'1'.repeat(130)}` } }, paymentRequirements: x402Req };
+    await call('POST', '/v1/x402/verify', { key, body: x402Body }, 404);
+    await call('POST', '/v1/x402/settle', { key, body: x402Body }, 404);
     await call('GET', '/v1/gasless/usage', { key }, 200);
     // Public, but a credential that is sent must be valid.
     await call('GET', `/v1/checkout/sessions/${session.body.session_token}`, { key: 'sk_live_revoked' }, 401);

@@ -58,11 +58,21 @@ server.close();
 console.log(JSON.stringify({ kind: '${kind}', orders: seen, event: event.type, merchant: event.data.object.external_id }));
 `;
 
+/** The x402 entries load with neither hono nor express installed (they are types-only / structural). */
+const X402_ESM = `import { createX402Paywall } from '@trisettle/sdk/x402';
+import { x402Paywall as honoPaywall } from '@trisettle/sdk/x402/hono';
+import { x402Paywall as expressPaywall } from '@trisettle/sdk/x402/express';
+if (![createX402Paywall, honoPaywall, expressPaywall].every((f) => typeof f === 'function')) throw new Error('x402 entries');`;
+const X402_CJS = `const { createX402Paywall } = require('@trisettle/sdk/x402');
+const { x402Paywall: honoPaywall } = require('@trisettle/sdk/x402/hono');
+const { x402Paywall: expressPaywall } = require('@trisettle/sdk/x402/express');
+if (![createX402Paywall, honoPaywall, expressPaywall].every((f) => typeof f === 'function')) throw new Error('x402 entries');`;
+
 const PROJECTS: Record<string, { files: Record<string, string>; deps: string[]; build?: string[]; main: string }> = {
   esm: {
     files: {
       'package.json': JSON.stringify({ name: 'consumer-esm', private: true, type: 'module' }),
-      'index.js': `import http from 'node:http';\nimport { Trisettle } from '@trisettle/sdk';\nimport { verifyWebhook } from '@trisettle/sdk/webhooks';\n${SCRIPT_BODY('esm')}`,
+      'index.js': `import http from 'node:http';\nimport { Trisettle } from '@trisettle/sdk';\nimport { verifyWebhook } from '@trisettle/sdk/webhooks';\n${X402_ESM}\n${SCRIPT_BODY('esm')}`,
     },
     deps: [],
     main: 'index.js',
@@ -70,7 +80,7 @@ const PROJECTS: Record<string, { files: Record<string, string>; deps: string[]; 
   cjs: {
     files: {
       'package.json': JSON.stringify({ name: 'consumer-cjs', private: true, type: 'commonjs' }),
-      'index.js': `const http = require('node:http');\nconst { Trisettle } = require('@trisettle/sdk');\nconst { verifyWebhook } = require('@trisettle/sdk/webhooks');\n(async () => {\n${SCRIPT_BODY('cjs')}\n})().catch((err) => { console.error(err); process.exit(1); });`,
+      'index.js': `const http = require('node:http');\nconst { Trisettle } = require('@trisettle/sdk');\nconst { verifyWebhook } = require('@trisettle/sdk/webhooks');\n${X402_CJS}\n(async () => {\n${SCRIPT_BODY('cjs')}\n})().catch((err) => { console.error(err); process.exit(1); });`,
     },
     deps: [],
     main: 'index.js',
@@ -89,7 +99,11 @@ const PROJECTS: Record<string, { files: Record<string, string>; deps: string[]; 
 import type { AddressInfo } from 'node:net';
 import { Trisettle, type Order, type WebhookEvent } from '@trisettle/sdk';
 import { verifyWebhook, WebhookVerificationError } from '@trisettle/sdk/webhooks';
+import { createX402Paywall, type X402Receipt } from '@trisettle/sdk/x402';
+import { x402Paywall } from '@trisettle/sdk/x402/express';
 
+const paywallTypes: [typeof createX402Paywall, typeof x402Paywall, X402Receipt | null] = [createX402Paywall, x402Paywall, null];
+if (typeof paywallTypes[0] !== 'function') throw new Error('x402 entries');
 const { TRISETTLE_BASE_URL: baseUrl, TRISETTLE_SECRET_KEY: secretKey, MERCHANT_WALLET: wallet } = process.env;
 if (!baseUrl || !secretKey || !wallet) throw new Error('env');
 const client = new Trisettle({ secretKey, baseUrl });
@@ -182,6 +196,9 @@ describe('the packed SDK in fresh projects', () => {
     expect(readdirSync(pkg).sort()).toEqual(['README.md', 'cjs', 'esm', 'openapi.json', 'package.json']);
     expect(readdirSync(path.join(pkg, 'esm'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'webhooks.js', 'webhooks.d.ts']));
     expect(readdirSync(path.join(pkg, 'cjs'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'webhooks.js', 'webhooks.d.ts']));
+    for (const build of ['esm', 'cjs']) {
+      expect(readdirSync(path.join(pkg, build, 'x402'))).toEqual(expect.arrayContaining(['index.js', 'hono.js', 'hono.d.ts', 'express.js', 'express.d.ts']));
+    }
     expect(work.startsWith(ROOT)).toBe(false);
   });
 

@@ -69,7 +69,7 @@ async function expectAll(routes: RouteDef[], o: ReqOpts | ((r: RouteDef) => ReqO
 describe('every guarded route', () => {
   it('is guarded: all but the public reads and invitation completion need a credential', () => {
     const open = apiRoutes(h.app).filter(isPublic).map((r) => r.key).sort();
-    expect(open).toEqual(['GET /health', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete'].sort());
+    expect(open).toEqual(['GET /health', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /x402/{token}'].sort());
   });
 
   it('answers 401 unauthenticated without a credential', async () => {

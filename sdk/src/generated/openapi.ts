@@ -1710,7 +1710,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Gone (invitation_expired) */
+                /** @description Gone (invitation_expired, session_expired) */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -1820,7 +1820,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Gone (invitation_expired) */
+                /** @description Gone (invitation_expired, session_expired) */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -3290,6 +3290,534 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/x402/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pay a checkout session with x402 v2 (public; the session's x402_url)
+         * @description Without PAYMENT-SIGNATURE: 402 with PAYMENT-REQUIRED (and the same JSON body), one `exact` accepts entry for the order. With it: the TransferWithAuthorization is verified, relayed as payOrderWithTransfer and waited for until mined: 200 with PAYMENT-RESPONSE and the receipt, or 402 whose `error` is the x402 reason (docs/x402.md). A session that cannot be paid is never a 402: 404 unknown, 409 order_not_payable (paid), 410 session_expired (expired or cancelled).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Base64 JSON x402 v2 PaymentPayload */
+                    "payment-signature"?: string;
+                };
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Paid: the relayer's transaction is mined; the order confirms at depth */
+                200: {
+                    headers: {
+                        /** @description Base64 of the JSON SettleResponse (x402 v2) */
+                        "PAYMENT-RESPONSE"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["X402Receipt"];
+                    };
+                };
+                /** @description Payment required (or the presented payment was refused: `error`) */
+                402: {
+                    headers: {
+                        /** @description Base64 of the JSON PaymentRequired (x402 v2) */
+                        "PAYMENT-REQUIRED"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["X402PaymentRequired"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Gone (invitation_expired, session_expired) */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable (service_unavailable, gasless_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/x402/requirements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an order for an x402-paid resource and its PaymentRequired
+         * @description A checkout session and its order (same split, signature and payer lock as POST /v1/checkout/sessions), answered with the x402 v2 PaymentRequired a resource server sends in its 402. Snake_case request; the PaymentRequired is x402's camelCase.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["X402RequirementsRequest"];
+                };
+            };
+            responses: {
+                /** @description The session, its order and the PaymentRequired */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["X402Requirements"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable (service_unavailable, gasless_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/x402/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an x402 payment for one of your sessions (facilitator verify; nothing is sent)
+         * @description The x402 facilitator shape (camelCase, docs/decisions.md). The session is paymentRequirements.extra.trisettle_session; another platform's is 404. A refused payment is 200 with isValid false and the x402 invalidReason.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["X402FacilitatorRequest"];
+                };
+            };
+            responses: {
+                /** @description The verdict */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["X402VerifyResponse"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable (service_unavailable, gasless_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/x402/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle an x402 payment for one of your sessions (facilitator settle)
+         * @description Verifies, relays payOrderWithTransfer with the relayer (gasless budgets and caps) and waits until mined (X402_SETTLE_WAIT_MS; past it errorReason settlement_pending with the transaction). Idempotent per payload: the same authorization again is answered from its payment, never sent twice.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["X402FacilitatorRequest"];
+                };
+            };
+            responses: {
+                /** @description The outcome and the order's receipt */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["X402SettleResponse"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable (service_unavailable, gasless_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -5727,7 +6255,7 @@ export interface components {
                  * @description Stable, machine-readable; branch on this, not on message
                  * @enum {string}
                  */
-                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "session_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "order_not_payable" | "relay_in_flight" | "gasless_disabled" | "key_limit_reached" | "invalid_state" | "invitation_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "invalid_authorization" | "payer_mismatch" | "simulation_failed" | "gasless_refused" | "gas_limit_exceeded" | "amount_exceeds_refundable" | "rate_limited" | "gasless_cap_reached" | "service_unavailable" | "gasless_unavailable" | "internal";
+                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "session_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "order_not_payable" | "relay_in_flight" | "gasless_disabled" | "key_limit_reached" | "invalid_state" | "invitation_expired" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "invalid_authorization" | "payer_mismatch" | "simulation_failed" | "gasless_refused" | "gas_limit_exceeded" | "amount_exceeds_refundable" | "rate_limited" | "gasless_cap_reached" | "service_unavailable" | "gasless_unavailable" | "internal";
                 /** @description For people; may change */
                 message: string;
                 /** @description The offending field (validation_failed) */
@@ -6097,6 +6625,8 @@ export interface components {
             object: "checkout_session";
             session_token: string;
             url: string;
+            /** @description The same order payable by an x402 v2 client (HTTP 402, exact scheme, USDC): `{base_url}/x402/{session_token}` (docs/x402.md) */
+            x402_url: string;
             /** @enum {string} */
             state: "open" | "completed" | "expired";
             order_id: string;
@@ -6158,6 +6688,8 @@ export interface components {
             success_url: string | null;
             cancel_url: string | null;
             payer_address: string | null;
+            /** @description This session payable by an x402 v2 client (docs/x402.md) */
+            x402_url: string;
             merchant: {
                 name: string;
             };
@@ -6303,6 +6835,122 @@ export interface components {
                 /** @description What the relayer paid for this platform's relays, reverted ones included (wei) */
                 gas_cost_wei: string;
             }[];
+        };
+        X402Receipt: {
+            /** @enum {string} */
+            object: "x402_receipt";
+            order_id: string;
+            state: string;
+            amount: string;
+            token_address: string;
+            computed_split: components["schemas"]["ComputedSplit"];
+        };
+        X402PaymentRequired: {
+            /** @enum {number} */
+            x402Version: 2;
+            /** @description Set when a presented payment was refused: the x402 invalidReason (docs/x402.md) */
+            error?: string;
+            resource: {
+                url: string;
+                description: string;
+                mimeType: string;
+            };
+            accepts: components["schemas"]["X402PaymentRequirements"][];
+            /** @description For people: why the payment was refused */
+            message?: string;
+        };
+        X402PaymentRequirements: {
+            scheme: string;
+            network: string;
+            amount: string;
+            asset: string;
+            payTo: string;
+            maxTimeoutSeconds: number;
+            extra?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        X402Requirements: {
+            /** @enum {string} */
+            object: "x402_requirements";
+            session_id: string;
+            order_id: string;
+            x402_url: string;
+            payment_required: components["schemas"]["X402PaymentRequired"];
+        };
+        X402RequirementsRequest: {
+            merchant_id: string;
+            /**
+             * @description Decimal USDC, e.g. "0.75"
+             * @example 25.00
+             */
+            amount: string;
+            /**
+             * @description Default: the first configured chain
+             * @example 84532
+             * @enum {integer}
+             */
+            chain_id?: 84532 | 8453;
+            description?: string;
+            /**
+             * Format: uri
+             * @description The URL of the platform's paid resource (PaymentRequired.resource.url)
+             */
+            resource?: string;
+            /** @description Free JSON object, up to 5 KB; echoed in webhooks */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Only this wallet may pay
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            payer_address?: string;
+            /** @description Default 600 */
+            expires_in_seconds?: number;
+        };
+        X402VerifyResponse: {
+            isValid: boolean;
+            invalidReason?: string;
+            invalidMessage?: string;
+            payer: string;
+        };
+        X402FacilitatorRequest: {
+            /** @enum {number} */
+            x402Version: 2;
+            paymentPayload: components["schemas"]["X402PaymentPayload"];
+            paymentRequirements: components["schemas"]["X402PaymentRequirements"] & unknown;
+        };
+        X402PaymentPayload: {
+            x402Version: number;
+            payload: {
+                authorization: {
+                    from: string;
+                    to: string;
+                    value: string;
+                    validAfter: string;
+                    validBefore: string;
+                    nonce: string;
+                };
+                signature: string;
+            };
+            accepted?: components["schemas"]["X402PaymentRequirements"];
+            resource?: unknown;
+            extensions?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        X402SettleResponse: {
+            success: boolean;
+            errorReason?: string;
+            errorMessage?: string;
+            payer: string;
+            /** @description The relayer's transaction hash ("" when nothing was sent) */
+            transaction: string;
+            network: string;
+            order: components["schemas"]["X402Receipt"];
         };
         CreateRefundRequest: {
             /** @description The order to refund (confirmed or partially_refunded) */

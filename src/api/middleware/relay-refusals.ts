@@ -17,7 +17,11 @@ type Bucket = { tokens: number; at: number };
  * under the platform instead: its backend relays for many buyers from one address, and a platform is who
  * answers for what it posts.
  */
-export function limitRelayRefusals(opts: { perMinute: number; trustProxyHops: number; now?: () => number; maxKeys?: number; by?: 'address' | 'caller' }): MiddlewareHandler<AppEnv> {
+export function limitRelayRefusals(opts: {
+  perMinute: number; trustProxyHops: number; now?: () => number; maxKeys?: number; by?: 'address' | 'caller';
+  /** The methods counted (default POST; the x402 pay URL is a GET) and, of those, which requests (x402: those that present a payment). */
+  methods?: string[]; when?: (c: Context<AppEnv>) => boolean;
+}): MiddlewareHandler<AppEnv> {
   const now = opts.now ?? Date.now;
   const maxKeys = opts.maxKeys ?? 100_000;
   const perMs = opts.perMinute / 60_000;
@@ -34,7 +38,7 @@ export function limitRelayRefusals(opts: { perMinute: number; trustProxyHops: nu
     }
   };
   return async (c, next) => {
-    if (c.req.method !== 'POST') return next();
+    if (!(opts.methods ?? ['POST']).includes(c.req.method) || (opts.when && !opts.when(c))) return next();
     const address = bucketKey(c);
     if (address === null) return next();
     const t = now();

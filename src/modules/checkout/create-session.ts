@@ -7,9 +7,10 @@ import { recordResponseInTx } from '../idempotency/context.js';
 import type { Caller, OrdersService } from '../orders/index.js';
 import { captureBeforeOf } from '../orders/index.js';
 import type { CaptureRequest } from '../orders/schemas.js';
+import type { OrderRow } from '../orders/repo.js';
 import { sessionsRepo } from './repo.js';
 import { SESSION_DEFAULT_SECONDS } from './schemas.js';
-import { serializeSession } from './serialize.js';
+import { serializeSession, x402Url } from './serialize.js';
 
 export type CreateSessionInput = {
   merchant_id: string;
@@ -23,13 +24,20 @@ export type CreateSessionInput = {
   metadata?: Record<string, unknown> | undefined;
 } & CaptureRequest;
 
+export type SessionBody = ReturnType<typeof serializeSession>;
+/** Another resource's answer built from the session (x402 requirements): the one recorded for the Idempotency-Key. */
+export type SessionResponder<T> = (session: SessionBody, order: OrderRow) => T;
+
 /**
  * POST /v1/checkout/sessions. A checkout session is a thin wrapper around an order (SPEC §1): its order is
  * created with it, in the same transaction, with deadline_at = expires_at and the payer lock copied into the
  * signed PayOrder. The session token is a bearer secret in the hosted URL: only its hash is stored, so the
  * answer (which carries the token, once) is serialized here and not by the route: no row can give it back.
  */
-export async function createSession(deps: { db: Db; config: Config; chains: ChainsService; orders: Pick<OrdersService, 'prepare' | 'insertPrepared'> }, caller: Caller, input: CreateSessionInput) {
+export async function createSession<T = SessionBody>(
+  deps: { db: Db; config: Config; chains: ChainsService; orders: Pick<OrdersService, 'prepare' | 'insertPrepared'> }, caller: Caller, input: CreateSessionInput,
+  respond?: SessionResponder<T>,
+): Promise<T> {
   const id = newId('cs');
   const token = newSecret('cs_live');
   // expires_at is the signed PayOrder's deadline: on the chain's clock, which the router checks.
@@ -48,7 +56,8 @@ export async function createSession(deps: { db: Db; config: Config; chains: Chai
       success_url: input.success_url ?? null, cancel_url: input.cancel_url ?? null,
       payer_address: input.payer_address ?? null, expires_at: expiresAt,
     });
-    const body = serializeSession(row, token, url);
+    const session = serializeSession(row, token, url, x402Url(deps.config.publicBaseUrl, token));
+    const body = respond ? respond(session, order) : (session as T);
     await recordResponseInTx(tx, 201, body);
     return body;
   });

@@ -7,7 +7,7 @@ import type { OrderRow } from '../orders/repo.js';
 import type { GaslessView } from '../relay/gasless-view.js';
 import type { PublicSessionCache } from './public-cache.js';
 import { sessionsRepo } from './repo.js';
-import { serializePublicSession } from './serialize.js';
+import { serializePublicSession, x402Url } from './serialize.js';
 
 /** The session read's `gasless` block for an order (modules/relay gaslessView), passed in by services.ts. */
 export type GaslessOf = (order: OrderRow) => Promise<GaslessView>;
@@ -35,7 +35,7 @@ export async function getPublicSessionJson(deps: PublicReadDeps, token: string):
   if (!found) throw noSession();
   deps.orderIds.set(hash, found.order.id); // the page reads its session before it posts a relay
   const chain = deps.chains.get(found.order.chain_id);
-  const json = JSON.stringify(serializePublicSession(found, chain, await deps.gaslessOf(found.order), deps.config.env === 'devnet'));
+  const json = JSON.stringify(serializePublicSession(found, chain, await deps.gaslessOf(found.order), deps.config.env === 'devnet', x402Url(deps.config.publicBaseUrl, token)));
   // Kept until the session changes (NOTIFY on expiry or payment), not until expires_at: the state does not
   // change on the wall clock.
   deps.cache?.set(ticket, hash, found.session.order_id, json, null);

@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { ChainsService } from '../chains/service.js';
 import type { Caller, OrdersService } from '../orders/index.js';
-import { createSession, type CreateSessionInput } from './create-session.js';
+import { createSession, type CreateSessionInput, type SessionResponder } from './create-session.js';
 import { createOrderIdsOfTokens, getPublicSessionJson, orderIdOfSessionToken, type GaslessOf } from './get-public.js';
 import type { PublicSessionCache } from './public-cache.js';
 
@@ -20,6 +20,8 @@ export function createCheckoutService(deps: {
   const orderIds = createOrderIdsOfTokens();
   return {
     create: (caller: Caller, input: CreateSessionInput) => createSession(deps, caller, input),
+    /** The same creation, answered (and recorded for the Idempotency-Key) as `respond` builds it from the session. */
+    createAs: <T>(caller: Caller, input: CreateSessionInput, respond: SessionResponder<T>) => createSession(deps, caller, input, respond),
     orderIdOfToken: (token: string) => orderIdOfSessionToken({ db: deps.db, orderIds }, token),
     readPublicJson: (token: string) => getPublicSessionJson({ ...deps, orderIds }, token),
   };

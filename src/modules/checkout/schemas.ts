@@ -36,6 +36,7 @@ export const CheckoutSession = z
     object: z.literal('checkout_session'),
     session_token: z.string(),
     url: z.string(),
+    x402_url: z.string().openapi({ description: 'The same order payable by an x402 v2 client (HTTP 402, exact scheme, USDC): `{base_url}/x402/{session_token}` (docs/x402.md)' }),
     state: z.enum(['open', 'completed', 'expired']),
     order_id: z.string(),
     expires_at: z.string(),
@@ -55,6 +56,7 @@ export const PublicCheckoutSession = z
     success_url: z.string().nullable(),
     cancel_url: z.string().nullable(),
     payer_address: z.string().nullable(),
+    x402_url: z.string().openapi({ description: 'This session payable by an x402 v2 client (docs/x402.md)' }),
     merchant: z.object({ name: z.string() }),
     platform: z.object({ name: z.string() }),
     order: z.object({

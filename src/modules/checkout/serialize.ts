@@ -8,11 +8,15 @@ import type { sessionsRepo } from './repo.js';
 
 export type SessionRow = Selectable<CheckoutSessionsTable>;
 
-export const serializeSession = (s: SessionRow, token: string, url: string) => ({
+/** A session's x402 pay URL (docs/x402.md): the same bearer token as the hosted page, under /x402/. */
+export const x402Url = (publicBaseUrl: string, sessionToken: string): string => `${publicBaseUrl}/x402/${sessionToken}`;
+
+export const serializeSession = (s: SessionRow, token: string, url: string, x402Url: string) => ({
   id: s.id,
   object: 'checkout_session' as const,
   session_token: token,
   url,
+  x402_url: x402Url,
   state: s.state,
   order_id: s.order_id,
   expires_at: s.expires_at.toISOString(),
@@ -28,7 +32,7 @@ type PublicRead = NonNullable<Awaited<ReturnType<typeof sessionsRepo.findPublic>
  * The public read for the hosted page and success-page spinners. Carries only what a buyer needs: display
  * names, price, split, the signed order and chain details; no platform internals.
  */
-export function serializePublicSession({ session: s, order: row }: PublicRead, chain: ChainRuntime, gasless: GaslessView, devnet: boolean) {
+export function serializePublicSession({ session: s, order: row }: PublicRead, chain: ChainRuntime, gasless: GaslessView, devnet: boolean, x402Url: string) {
   const order = serializeOrder(row);
   return {
     id: s.id,
@@ -38,6 +42,7 @@ export function serializePublicSession({ session: s, order: row }: PublicRead, c
     success_url: s.success_url,
     cancel_url: s.cancel_url,
     payer_address: s.payer_address,
+    x402_url: x402Url,
     merchant: { name: s.merchant_name },
     platform: { name: s.platform_name },
     order: {

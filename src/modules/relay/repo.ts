@@ -11,7 +11,7 @@ export interface RelaysTable {
   order_id: string;
   platform_id: string;
   chain_id: number;
-  via: 'checkout' | 'api';
+  via: 'checkout' | 'api' | 'x402';
   payer: string;
   valid_after: string;
   valid_before: string;
