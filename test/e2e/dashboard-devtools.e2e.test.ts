@@ -7,7 +7,7 @@ import { dashboardChain, signIn, until } from './helpers/dashboard-wallet.js';
 const baseUrl = inject('baseUrl');
 const devnet = inject('devnet');
 const chain = dashboardChain(devnet);
-const BUYER = devnet.accounts[7]!;
+const BUYER = devnet.accounts[8]!;
 
 type Order = { id: string; order_no: string; state: string; payment_method?: string | null; payer?: string | null; pay_to: string; eip712: { message: Record<string, unknown> }; signature: string };
 type Settlement = { id: string; state: string; total: string; tx_hash: string | null; orders: { order_id: string; state: string }[] };
