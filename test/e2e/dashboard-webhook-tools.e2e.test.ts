@@ -9,7 +9,7 @@ import { signIn, until } from './helpers/dashboard-wallet.js';
 const baseUrl = inject('baseUrl');
 
 type Endpoint = { id: string; url: string; status: string; description?: string | null; subscribed_events: string[] };
-type Delivery = { id: string; status?: string; state?: string; attempts: { response: { status: number } | null }[] };
+type Delivery = { id: string; status?: string; state?: string; attempt_history: { response: { status: number } | null }[] };
 
 /** A webhook receiver whose answer the test sets: 503 with a body the inspector must show, then 200. */
 class Receiver {
@@ -73,9 +73,9 @@ describe('dashboard webhook tools: test event, delivery inspector and resend, ed
     await page.getByRole('button', { name: 'Resend' }).click();
     await page.getByRole('heading', { level: 3, name: /HTTP 200/ }).waitFor({ timeout: 30_000 });
     const id = new URL(page.url()).pathname.split('/').pop()!;
-    const delivery = await until<Delivery>(platform.api, `/v1/webhooks/deliveries/${id}`, (d) => d.attempts.some((a) => a.response?.status === 200));
-    expect(delivery.attempts[0]!.response?.status).toBe(503);
-    expect(delivery.attempts.at(-1)!.response?.status).toBe(200);
+    const delivery = await until<Delivery>(platform.api, `/v1/webhooks/deliveries/${id}`, (d) => d.attempt_history.some((a) => a.response?.status === 200));
+    expect(delivery.attempt_history[0]!.response?.status).toBe(503);
+    expect(delivery.attempt_history.at(-1)!.response?.status).toBe(200);
     await context.close();
   });
 

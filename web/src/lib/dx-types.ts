@@ -9,8 +9,8 @@ export type HttpHeaders = Record<string, string | string[]>;
 
 export type DeliveryAttempt = {
   attempted_at: string;
-  request: { url: string; headers: HttpHeaders; body: string | null };
-  response: { status: number; headers: HttpHeaders; body: string | null } | null;
+  request: { url: string | null; headers: HttpHeaders | null; body: string | null };
+  response: { status: number; headers: HttpHeaders | null; body: string | null } | null;
   error: string | null;
   duration_ms: number | null;
 };
@@ -25,10 +25,11 @@ export type DeliveryDetail = {
   state?: string;
   next_attempt_at: string | null;
   created_at?: string;
-  attempts: DeliveryAttempt[];
+  attempts: number;
+  attempt_history: DeliveryAttempt[];
 };
 
-export type TimelineDelivery = { id: string; endpoint_id?: string; url?: string; status?: string; state?: string; attempts?: number | unknown[] };
+export type TimelineDelivery = { id: string; endpoint_id?: string; endpoint_url?: string; url?: string; status?: string; state?: string; attempts?: number | unknown[] };
 
 export type TimelineEntry = {
   at: string;
@@ -50,11 +51,11 @@ export type RequestLog = {
   path: string;
   status: number;
   idempotency_key: string | null;
-  principal: string | { type?: string; id?: string; label?: string } | null;
+  principal: string | { type?: string; key_id?: string; user_id?: string } | null;
   duration_ms: number;
   error_code: string | null;
-  request_body?: unknown;
-  response_body?: unknown;
+  request_body?: string | null;
+  response_body?: string | null;
   created_at: string;
 };
 

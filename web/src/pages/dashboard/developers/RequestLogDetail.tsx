@@ -8,7 +8,7 @@ import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 function principalText(p: RequestLog['principal']): string {
   if (!p) return '—';
   if (typeof p === 'string') return p;
-  return [p.type, p.label ?? p.id].filter(Boolean).join(' ');
+  return [p.type?.replace('_', ' '), p.key_id ?? p.user_id].filter(Boolean).join(' ');
 }
 
 function bodyText(b: unknown): string {
@@ -54,7 +54,7 @@ export function RequestLogDetail({ requestId }: { requestId: string }) {
               ]}
             />
           </Card>
-          {(l.request_body !== undefined || l.response_body !== undefined) && (
+          {(l.request_body != null || l.response_body != null) && (
             <Card title="Bodies (secrets redacted)">
               <p className="field-label">Request body</p>
               <pre className="code-block" aria-label="Request body">{bodyText(l.request_body)}</pre>

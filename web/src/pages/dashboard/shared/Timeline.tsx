@@ -56,7 +56,7 @@ function DeliveryChip({ d }: { d: TimelineDelivery }) {
   const state = d.status ?? d.state ?? 'pending';
   return (
     <Link href={`/dashboard/webhooks/deliveries/${encodeURIComponent(d.id)}`} className="mono-soft">
-      <span>Delivery to {d.url ?? d.endpoint_id ?? d.id} </span><Badge state={state} />
+      <span>Delivery to {d.endpoint_url ?? d.url ?? d.endpoint_id ?? d.id} </span><Badge state={state} />
     </Link>
   );
 }

@@ -41,14 +41,14 @@ export function DeliveryPage({ id }: { id: string }) {
                 ['Status', <Badge key="s" state={d.status ?? d.state ?? 'pending'} />],
                 ['Event', <Hash key="e" value={d.event_id} />],
                 ['Endpoint', d.url ?? d.endpoint_id ?? '—'],
-                ['Attempts', String(d.attempts.length)],
+                ['Attempts', String(d.attempt_history.length)],
                 ['Next retry', d.next_attempt_at ? formatDate(d.next_attempt_at) : '—'],
                 ['Delivery ID', <Hash key="id" value={d.id} />],
               ]}
             />
           </Card>
           <Card title="Attempts">
-            {d.attempts.length === 0 ? <p className="muted">Not attempted yet.</p> : d.attempts.map((a, i) => <AttemptView key={i} n={i + 1} attempt={a} />).reverse()}
+            {d.attempt_history.length === 0 ? <p className="muted">Not attempted yet.</p> : d.attempt_history.map((a, i) => <AttemptView key={i} n={i + 1} attempt={a} />).reverse()}
           </Card>
         </>
       )}
@@ -63,7 +63,7 @@ function AttemptView({ n, attempt: a }: { n: number; attempt: DeliveryAttempt })
       <h3>Attempt {n} · {outcome} · {formatDate(a.attempted_at)}</h3>
       <DescriptionList
         items={[
-          ['URL', a.request.url],
+          ['URL', a.request.url ?? '—'],
           ['Duration', a.duration_ms === null ? '—' : `${a.duration_ms} ms`],
           ['Response status', a.response ? String(a.response.status) : '—'],
           ...(a.error ? [['Error', a.error] as [string, string]] : []),
@@ -86,7 +86,7 @@ function Block({ label, text }: { label: string; text: string }) {
   );
 }
 
-function headerText(h: HttpHeaders): string {
+function headerText(h: HttpHeaders | null): string {
   return Object.entries(h ?? {}).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`).join('\n') || '(none)';
 }
 
