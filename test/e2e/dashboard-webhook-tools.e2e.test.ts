@@ -60,7 +60,7 @@ describe('dashboard webhook tools: test event, delivery inspector and resend, ed
     await page.getByText('Test event sent').waitFor();
     await page.getByRole('link', { name: 'Inspect the delivery' }).click();
     const first = page.getByRole('article', { name: 'Attempt 1' });
-    await first.getByText('HTTP 503', { exact: false }).waitFor({ timeout: 30_000 });
+    await first.getByRole('heading', { level: 3, name: /HTTP 503/ }).waitFor({ timeout: 30_000 });
     expect(receiver.hits.length).toBeGreaterThanOrEqual(1);
     expect(JSON.parse(receiver.hits[0]!.body).type).toBe('test.ping');
     await expect.poll(() => first.getByLabel('Request body').textContent()).toContain('test.ping');
