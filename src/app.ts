@@ -12,6 +12,7 @@ import { createRateLimiter, credentialGate, limitByAddress } from './api/middlew
 import { limitPrincipals, platformPolicies } from './api/middleware/principal-limits.js';
 import { limitRelayRefusals } from './api/middleware/relay-refusals.js';
 import { requestId } from './api/middleware/request-id.js';
+import { requestLog } from './api/middleware/request-log.js';
 import { storableText } from './api/middleware/storable-text.js';
 import { validationHook } from './api/openapi.js';
 import { adminRoutes } from './api/routes/admin.js';
@@ -32,6 +33,9 @@ import { refundRoutes } from './api/routes/refunds.js';
 import { settlementRoutes } from './api/routes/settlements.js';
 import { balanceRoutes } from './api/routes/balance.js';
 import { exportRoutes } from './api/routes/exports.js';
+import { testHelperRoutes } from './api/routes/test-helpers.js';
+import { requestLogRoutes } from './api/routes/request-logs.js';
+import { timelineRoutes } from './api/routes/timelines.js';
 import { mountDocs, mountOpenApiDocument } from './api/routes/docs.js';
 import { mountWeb } from './api/routes/web.js';
 import type { Services } from './services.js';
@@ -87,6 +91,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
     await next();
   });
   app.use('*', requestId());
+  // Test clocks exist on the devnet only: elsewhere their routes answer exactly as a route that does not exist.
+  if (config.env !== 'devnet') app.use('/v1/test_helpers/*', async (c) => onNotFound(c));
   app.use('*', metricsMiddleware());
   // X-Frame-Options DENY with the pages' frame-ancestors 'none' (api/csp.ts): no page of this service is framed.
   app.use('*', secureHeaders({ crossOriginEmbedderPolicy: false, contentSecurityPolicy: undefined, xFrameOptions: 'DENY' }));
@@ -126,6 +132,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   // Invalid credentials per client address, counted before the key is looked up; then a bucket per principal.
   const gate = credentialGate(limiter, { name: 'credentials', perSecond: rates.publicPerSecond, burst: rates.publicBurst }, config.trustProxyHops);
   app.use('/v1/*', resolvePrincipal(gate));
+  // Every request of a platform's principal, recorded off the request path (modules/request-logs/buffer.ts).
+  app.use('/v1/*', requestLog());
   app.use('/v1/*', limitPrincipals(limiter, platformPolicies(
     (id) => services.database.db.selectFrom('platforms').select(['rate_limit_per_second', 'rate_limit_burst']).where('id', '=', id).executeTakeFirst(),
     rates, opts.now), { name: 'user', perSecond: rates.perSecond, burst: rates.burst }));
@@ -144,6 +152,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.route('/', keyRoutes);
   app.route('/', webhookRoutes);
   app.route('/', eventRoutes);
+  app.route('/', timelineRoutes); // before merchantRoutes and orderRoutes, whose /{id} would not match /{id}/timeline anyway
   app.route('/', invitationRoutes); // before merchantRoutes: /v1/merchants/invitations is not a merchant id
   app.route('/', merchantRoutes);
   app.route('/', orderRoutes);
@@ -154,6 +163,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.route('/', settlementRoutes);
   app.route('/', balanceRoutes);
   app.route('/', exportRoutes);
+  app.route('/', testHelperRoutes);
+  app.route('/', requestLogRoutes);
   app.route('/', adminRoutes(services));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

@@ -68,6 +68,8 @@ async function main() {
   if (config.role !== 'worker') {
     const { server, address } = await listen(buildApp(services), config);
     stops.unshift(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    // After the server stopped taking requests, before the database closes: what the request log still holds.
+    stops.splice(1, 0, () => services.requestLogs.stop());
     logger.info({ url: config.publicBaseUrl, dashboard: config.dashboardUrl, env: config.env, listen: `${address.address}:${address.port}` }, `Trisettle listening on ${config.publicBaseUrl}`);
   }
   if (config.role !== 'api') stops.unshift(await startWorkers(services));

@@ -17,6 +17,9 @@ import { createIdempotencyService } from './modules/idempotency/service.js';
 import { createKeysService } from './modules/keys/index.js';
 import { createPlatformsService } from './modules/platforms/index.js';
 import { createEventsService } from './modules/events/service.js';
+import { createTestHelpers } from './modules/test-helpers/index.js';
+import { createRequestLogs } from './modules/request-logs/index.js';
+import { createTimelines } from './modules/timelines/index.js';
 import { createWebhooksService } from './modules/webhooks/service.js';
 import { createWebhookSecrets } from './modules/webhooks/secrets.js';
 import { createWebhookDeliverer } from './modules/webhooks/deliver.js';
@@ -130,7 +133,10 @@ export function createServices(deps: ServiceDeps) {
     keys,
     platforms,
     events: createEventsService(db),
-    webhooks: createWebhooksService({ db, config, secrets: webhookSecrets, clock }),
+    webhooks: createWebhooksService({ db, config, secrets: webhookSecrets, clock, wake: () => deliverer.poke() }),
+    testHelpers: createTestHelpers({ db, chains }),
+    requestLogs: createRequestLogs(db, logger),
+    timelines: createTimelines({ db, chains, orders, merchants }),
     webhookSecrets,
     chains,
     merchants,

@@ -171,6 +171,8 @@ export interface CheckoutSessionsTable {
   expires_at: Timestamp;
   completed_at: NullableTimestamp;
   created_at: Generated<Date>;
+  /** Migration 027. */
+  fee_display: Generated<'itemized' | 'total_only'>;
 }
 
 export interface WebhookEndpointsTable {
@@ -188,6 +190,8 @@ export interface WebhookEndpointsTable {
   deleted_at: NullableTimestamp;
   description: string | null;
   created_at: Generated<Date>;
+  /** Migration 027: paused by the platform; its deliveries wait. */
+  paused_at: NullableTimestamp;
 }
 
 export interface EventsTable {
@@ -222,6 +226,30 @@ export interface WebhookAttemptsTable {
   status: number | null;
   error: string | null;
   duration_ms: number;
+  /** Migration 027: the attempt as sent and answered (null for attempts recorded before it). */
+  request_url: string | null;
+  request_headers: Json<Record<string, string>> | null;
+  response_headers: Json<Record<string, string>> | null;
+  response_body: string | null;
+}
+
+/** Migration 028: the platform's API requests (GET /v1/developers/request_logs). */
+export interface RequestLogsTable {
+  id: Generated<bigint>;
+  platform_id: string;
+  request_id: string;
+  method: string;
+  path: string;
+  status: number;
+  idempotency_key: string | null;
+  principal_type: 'secret_key' | 'publishable_key' | 'session';
+  key_id: string | null;
+  user_id: string | null;
+  duration_ms: number;
+  error_code: string | null;
+  request_body: string | null;
+  response_body: string | null;
+  created_at: Date;
 }
 
 export interface ChainCursorsTable {
@@ -362,4 +390,5 @@ export interface DB {
   indexer_chains: IndexerChainsTable;
   refunds: RefundsTable;
   settlements: SettlementsTable;
+  request_logs: RequestLogsTable;
 }

@@ -402,6 +402,38 @@ describe('responses match the document', () => {
     }
     expect([...types].sort()).toEqual(['checkout.session.expired', 'merchant.created', 'order.authorized', 'order.expired', 'order.failed', 'order.voided']);
 
+    // Developer tools: endpoint edit, pause, resume, test event, the delivery inspector, event filters.
+    const ep2 = await call('POST', '/v1/webhooks/endpoints', { key, body: { url: 'http://127.0.0.1:9/tools', subscribed_events: ['order.expired'] } }, 201);
+    await call('POST', `/v1/webhooks/endpoints/${ep2.body.id}`, { key, body: { description: 'edited', subscribed_events: ['*'] } }, 200);
+    await call('POST', `/v1/webhooks/endpoints/${ep2.body.id}`, { key, body: {} }, 422);
+    await call('POST', '/v1/webhooks/endpoints/we_unknown', { key, body: { description: 'x' } }, 404);
+    await call('POST', `/v1/webhooks/endpoints/${ep2.body.id}/pause`, { key }, 200);
+    await call('POST', `/v1/webhooks/endpoints/${ep2.body.id}/resume`, { key }, 200);
+    await call('POST', '/v1/webhooks/endpoints/we_unknown/pause', { key }, 404);
+    await call('POST', '/v1/webhooks/endpoints/we_unknown/resume', { key }, 404);
+    const ping = await call('POST', `/v1/webhooks/endpoints/${ep2.body.id}/test`, { key }, 201);
+    await call('POST', '/v1/webhooks/endpoints/we_unknown/test', { key }, 404);
+    await call('GET', `/v1/webhooks/deliveries/${ping.body.id}`, { key }, 200);
+    await call('GET', '/v1/webhooks/deliveries/dlv_unknown', { key }, 404);
+    await call('GET', '/v1/events?type=order.*&delivery_status=pending', { key }, 200);
+    await call('GET', '/v1/events?type=ORDER', { key }, 422);
+    // Timelines, the order's payment method.
+    await call('GET', `/v1/orders/${order.body.id}/timeline`, { key }, 200);
+    await call('GET', '/v1/orders/ord_unknown/timeline', { key }, 404);
+    await call('GET', '/v1/refunds/re_unknown/timeline', { key }, 404);
+    await call('GET', `/v1/merchants/${m.body.id}/timeline`, { key }, 200);
+    // Test clocks: this harness's chain does not answer (503); bad input is 422.
+    await call('GET', '/v1/test_helpers/clock', { key }, 503);
+    await call('POST', '/v1/test_helpers/advance_time', { key, body: { seconds: 0 } }, 422);
+    await call('POST', '/v1/test_helpers/advance_time', { key, body: { seconds: 60 } }, 503);
+    // Request log: a failure above is found by its request id.
+    const failed = await h.request('GET', '/v1/orders/ord_unknown', { key });
+    const logs = await call('GET', '/v1/developers/request_logs?status=4xx&limit=5', { key }, 200);
+    expect(logs.body.data.length).toBeGreaterThan(0);
+    await call('GET', `/v1/developers/request_logs/${failed.body.error.request_id}`, { key }, 200);
+    await call('GET', '/v1/developers/request_logs/req_unknown', { key }, 404);
+    await call('GET', '/v1/developers/request_logs?status=42', { key }, 422);
+
     // Every operation was checked against a real answer, except starting the indexer (it would poll a chain).
     const all = operations().map((o) => `${o.method} ${o.path}`);
     expect(all.filter((o) => !checked.has(o))).toEqual(['POST /_/indexer/start']);

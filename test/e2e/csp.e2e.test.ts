@@ -69,7 +69,7 @@ describe('Content-Security-Policy of the hosted pages', () => {
     const { context, page } = await newPage(browser);
     expectPolicy(await page.goto(baseUrl), { wallet: true });
     await signIn(page, baseUrl, platform.email);
-    for (const path of ['/dashboard/orders', '/dashboard/refunds', '/dashboard/balances', '/dashboard/settlements', '/dashboard/merchants', '/dashboard/webhooks', '/dashboard/events', '/dashboard/developers']) {
+    for (const path of ['/dashboard/orders', '/dashboard/refunds', '/dashboard/balances', '/dashboard/settlements', '/dashboard/merchants', '/dashboard/webhooks', '/dashboard/events', '/dashboard/developers', '/dashboard/developers/logs']) {
       expectPolicy(await page.goto(`${baseUrl}${path}`), { wallet: true });
       await page.getByRole('heading', { level: 1 }).first().waitFor();
     }

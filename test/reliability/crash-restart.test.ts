@@ -176,6 +176,15 @@ const CASES: Record<string, Case> = {
     idOf: (r) => r.body.id,
     newest: newestId('webhook_endpoints'),
   },
+  'POST /v1/webhooks/endpoints/{id}/test': {
+    table: 'webhook_deliveries', status: 201,
+    async prepare() {
+      const ep = await req('POST', '/v1/webhooks/endpoints', { key: P.key, body: { url: 'https://93.184.215.14/ping', subscribed_events: ['order.failed'] } });
+      return { method: 'POST', path: `/v1/webhooks/endpoints/${ep.body.id}/test`, opts: { key: P.key } };
+    },
+    idOf: (r) => r.body.id,
+    newest: newestId('webhook_deliveries'),
+  },
   'POST /v1/developers/keys': {
     table: 'api_keys', status: 201,
     prepare: async () => ({ method: 'POST', path: '/v1/developers/keys', opts: { cookie: P.cookie, headers: { origin: `http://127.0.0.1:${port}` } } }),
@@ -189,10 +198,13 @@ const CASES: Record<string, Case> = {
  * (revoking or deleting again, scheduling a delivery again, asking again for a refund's cancellation, which
  * finds it pending and enqueues nothing; asking again for an order's capture or void, which finds one requested and
  * answers 409 invalid_state without enqueuing a second: one open request per order, test/api/charge-later.test.ts).
+ * Editing, pausing and resuming an endpoint set the same values again. Moving the devnet's clock is in this list
+ * too though a repeat after the lapse moves it again: it is a devnet-only test helper and its answer says by how much.
  * Rolling a webhook secret is not in this list:
  * a second roll would drop the secret receivers still verify with (checked below on its own).
  */
-const STATE_ONLY = ['POST /v1/developers/keys/{id}/revoke', 'DELETE /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/deliveries/{id}/redeliver', 'POST /v1/webhooks/endpoints/{id}/roll-secret', 'POST /v1/refunds/{id}/cancel', 'POST /v1/webhooks/endpoints/{id}/replay', 'POST /v1/merchants/invitations/{id}/revoke', 'POST /v1/orders/{id}/capture', 'POST /v1/orders/{id}/void'];
+const STATE_ONLY = ['POST /v1/developers/keys/{id}/revoke', 'DELETE /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/deliveries/{id}/redeliver', 'POST /v1/webhooks/endpoints/{id}/roll-secret', 'POST /v1/refunds/{id}/cancel', 'POST /v1/webhooks/endpoints/{id}/replay', 'POST /v1/merchants/invitations/{id}/revoke', 'POST /v1/orders/{id}/capture', 'POST /v1/orders/{id}/void',
+  'POST /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/endpoints/{id}/pause', 'POST /v1/webhooks/endpoints/{id}/resume', 'POST /v1/test_helpers/advance_time'];
 
 /**
  * x402 verify writes nothing; settle is idempotent per payload without an Idempotency-Key (the same payer, nonce and

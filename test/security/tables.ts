@@ -6,6 +6,7 @@ export async function rowCounts(h: Harness): Promise<Record<string, number>> {
   const tables = await sql<{ t: string }>`select table_name as t from information_schema.tables
     where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(h.db);
   const out: Record<string, number> = {};
-  for (const { t } of tables.rows) out[t] = await h.count(t);
+  // The request log records every request, refused ones too (written later, in batches): it is not a write of the request.
+  for (const { t } of tables.rows) if (t !== 'request_logs') out[t] = await h.count(t);
   return out;
 }

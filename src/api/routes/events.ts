@@ -1,10 +1,16 @@
 import { createRoute } from '@hono/zod-openapi';
 import { platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, jsonResponse, listEnvelope, ListQuery, z } from '../openapi.js';
-import { EventSchema, EventTypeSchema } from '../schemas/events.js';
+import { EventSchema } from '../schemas/events.js';
 import { serializeEvent } from '../../modules/events/serialize.js';
 
-const EventsQuery = ListQuery.extend({ type: EventTypeSchema.optional().openapi({ description: 'Only events of this type' }) }).strict();
+const EventsQuery = ListQuery.extend({
+  type: z.string().max(64).regex(/^[a-z_]+(\.[a-z_]+)*(\.\*)?$/, 'must be an event type (order.confirmed) or a prefix (order.*)').optional()
+    .openapi({ description: 'Only events of this type, or of every type under a prefix: `order.*`', example: 'order.*' }),
+  delivery_status: z.enum(['delivered', 'failed', 'pending']).optional().openapi({
+    description: 'delivered: every delivery of the event succeeded; failed: at least one failed; pending: at least one is still pending and none failed. Events without deliveries match none.',
+  }),
+}).strict();
 const EventParams = z.object({ id: z.string().max(64) });
 
 const list = createRoute({

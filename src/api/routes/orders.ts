@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { callerOf, platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, z } from '../openapi.js';
-import { CaptureOrderRequest, CreateOrderRequest, ListOrdersQuery, Order, OrderSummary } from '../../modules/orders/schemas.js';
+import { CaptureOrderRequest, CreateOrderRequest, ListOrdersQuery, Order, OrderDetail, OrderSummary } from '../../modules/orders/schemas.js';
 import { serializeOrder } from '../../modules/orders/serialize.js';
 
 const create = createRoute({
@@ -23,7 +23,7 @@ const summary = createRoute({
 const get = createRoute({
   method: 'get', path: '/v1/orders/{id}', tags: ['Orders'], summary: 'One order',
   ...access.secretOrSession(), request: { params: z.object({ id: z.string().max(64) }) },
-  responses: { 200: jsonResponse(Order, 'The order'), ...errors(401, 403, 404) },
+  responses: { 200: jsonResponse(OrderDetail, 'The order, with payment_method and payer'), ...errors(401, 403, 404) },
 });
 
 const IdParam = z.object({ id: z.string().max(64) });
@@ -53,7 +53,7 @@ export const orderRoutes = createRouter()
   .openapi(summary, async (c) => c.json(await c.get('services').orders.summary(platformIdOf(c.get('principal'))), 200))
   .openapi(get, async (c) => {
     const order = await c.get('services').orders.get(platformIdOf(c.get('principal')), c.req.valid('param').id);
-    return c.json(serializeOrder(order), 200);
+    return c.json({ ...serializeOrder(order), ...(await c.get('services').timelines.paymentOf(order)) }, 200);
   })
   .openapi(capture, async (c) => {
     const body = await c.get('services').authorizations.capture(platformIdOf(c.get('principal')), c.req.valid('param').id, c.req.valid('json'), serializeOrder);

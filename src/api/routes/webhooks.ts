@@ -2,7 +2,8 @@ import { createRoute } from '@hono/zod-openapi';
 import { platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, ListQuery } from '../openapi.js';
 import {
-  CreateEndpointRequest, DeletedWebhookEndpoint, IdParams, ReplayRequest, ReplayResponse, WebhookDelivery, WebhookEndpoint,
+  CreateEndpointRequest, DeletedWebhookEndpoint, IdParams, ReplayRequest, ReplayResponse, UpdateEndpointRequest, WebhookDelivery,
+  WebhookDeliveryDetail, WebhookEndpoint,
 } from '../../modules/webhooks/schemas.js';
 import { serializeDeletedEndpoint, serializeEndpoint } from '../../modules/webhooks/serialize.js';
 
@@ -55,7 +56,57 @@ const replay = createRoute({
   responses: { 200: jsonResponse(ReplayResponse, 'How many events were scheduled'), ...errors(400, 401, 403, 404, 409, 413, 422) },
 });
 
+const update = createRoute({
+  method: 'post', path: '/v1/webhooks/endpoints/{id}', tags, summary: 'Update a webhook endpoint',
+  description: 'Changes its URL (checked as on creation), subscribed events or description. Scheduled deliveries go to the new URL from their next attempt; new subscriptions apply to events emitted from now on.',
+  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader, body: jsonBody(UpdateEndpointRequest) },
+  responses: { 200: jsonResponse(WebhookEndpoint, 'The endpoint'), ...errors(400, 401, 403, 404, 409, 413, 422) },
+});
+const pause = createRoute({
+  method: 'post', path: '/v1/webhooks/endpoints/{id}/pause', tags, summary: 'Pause deliveries to an endpoint',
+  description: 'No attempt is made while paused; deliveries (new ones too) wait, and go out in order once resumed. 409 if the endpoint is disabled.',
+  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader },
+  responses: { 200: jsonResponse(WebhookEndpoint, 'The endpoint, status paused'), ...errors(401, 403, 404, 409) },
+});
+const resume = createRoute({
+  method: 'post', path: '/v1/webhooks/endpoints/{id}/resume', tags, summary: 'Resume deliveries to a paused endpoint',
+  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader },
+  responses: { 200: jsonResponse(WebhookEndpoint, 'The endpoint, status enabled'), ...errors(401, 403, 404, 409) },
+});
+const sendTest = createRoute({
+  method: 'post', path: '/v1/webhooks/endpoints/{id}/test', tags, summary: 'Send a test event to an endpoint',
+  description: 'Creates a signed `test.ping` event delivered to this endpoint only, recorded like any delivery. At most 30 a minute per platform; 409 if the endpoint is disabled (a paused one receives it when resumed).',
+  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader },
+  responses: { 201: jsonResponse(WebhookDelivery, 'The delivery of the test event'), ...errors(401, 403, 404, 409, 429) },
+});
+const getDelivery = createRoute({
+  method: 'get', path: '/v1/webhooks/deliveries/{id}', tags, summary: 'Retrieve a delivery with every attempt',
+  description: 'Each attempt with the request sent (URL, headers including the signatures, body) and the answer (status, headers, first 4,096 bytes of the body), or the error.',
+  ...access.secretOrSession(), request: { params: IdParams },
+  responses: { 200: jsonResponse(WebhookDeliveryDetail, 'The delivery'), ...errors(401, 403, 404) },
+});
+
 export const webhookRoutes = createRouter()
+  .openapi(update, async (c) => {
+    const row = await c.get('services').webhooks.updateEndpoint(platformIdOf(c.get('principal')), c.req.valid('param').id, c.req.valid('json'));
+    return c.json(serializeEndpoint(row), 200);
+  })
+  .openapi(pause, async (c) => {
+    const row = await c.get('services').webhooks.pauseEndpoint(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(serializeEndpoint(row), 200);
+  })
+  .openapi(resume, async (c) => {
+    const row = await c.get('services').webhooks.resumeEndpoint(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(serializeEndpoint(row), 200);
+  })
+  .openapi(sendTest, async (c) => {
+    const view = await c.get('services').webhooks.sendTestEvent(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(view, 201);
+  })
+  .openapi(getDelivery, async (c) => {
+    const view = await c.get('services').webhooks.getDelivery(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    return c.json(view, 200);
+  })
   .openapi(create, async (c) => {
     const { row, secret } = await c.get('services').webhooks.createEndpoint(platformIdOf(c.get('principal')), c.req.valid('json'));
     return c.json(serializeEndpoint(row, secret), 201);

@@ -22,6 +22,7 @@ export type CreateSessionInput = {
   payer_address?: Address | undefined;
   expires_in_seconds?: number | undefined;
   metadata?: Record<string, unknown> | undefined;
+  fee_display?: 'itemized' | 'total_only' | undefined;
 } & CaptureRequest;
 
 export type SessionBody = ReturnType<typeof serializeSession>;
@@ -54,7 +55,7 @@ export async function createSession<T = SessionBody>(
     const row = await sessionsRepo.insert(tx, {
       id, platform_id: caller.platformId, order_id: order.id, token_hash: sha256Hex(token), state: 'open',
       success_url: input.success_url ?? null, cancel_url: input.cancel_url ?? null,
-      payer_address: input.payer_address ?? null, expires_at: expiresAt,
+      payer_address: input.payer_address ?? null, expires_at: expiresAt, fee_display: input.fee_display ?? 'itemized',
     });
     const session = serializeSession(row, token, url, x402Url(deps.config.publicBaseUrl, token));
     const body = respond ? respond(session, order) : (session as T);

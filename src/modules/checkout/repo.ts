@@ -13,7 +13,7 @@ const publicReadQuery = precompiled((db: Executor, tokenHash: string) =>
     .selectAll('o')
     .select([
       's.id as session_id', 's.state as session_state', 's.expires_at as session_expires_at', 's.success_url', 's.cancel_url',
-      's.payer_address as session_payer_address', 'm.name as merchant_name', 'p.name as platform_name',
+      's.payer_address as session_payer_address', 's.fee_display', 'm.name as merchant_name', 'p.name as platform_name',
     ])
     .where('s.token_hash', '=', tokenHash));
 
@@ -25,11 +25,11 @@ export const sessionsRepo = {
   async findPublic(db: Executor, tokenHash: string) {
     const r = await publicReadQuery.executeTakeFirst(db, tokenHash);
     if (!r) return undefined;
-    const { session_id, session_state, session_expires_at, success_url, cancel_url, session_payer_address, merchant_name, platform_name, ...order } = r;
+    const { session_id, session_state, session_expires_at, success_url, cancel_url, session_payer_address, fee_display, merchant_name, platform_name, ...order } = r;
     return {
       session: {
         id: session_id, state: session_state, expires_at: session_expires_at, success_url, cancel_url, payer_address: session_payer_address,
-        order_id: order.id, merchant_name, platform_name,
+        fee_display, order_id: order.id, merchant_name, platform_name,
       },
       order: order satisfies OrderRow,
     };

@@ -12,6 +12,10 @@ const RedirectUrl = z
   .url()
   .refine((v) => /^https?:\/\//i.test(v), 'must be an http(s) URL');
 
+export const FeeDisplay = z.enum(['itemized', 'total_only']).openapi({
+  description: 'What the hosted page shows the buyer: itemized (default) the price and the fee breakdown; total_only the price only',
+});
+
 export const CreateSessionRequest = z
   .object({
     merchant_id: ExternalIdSchema.openapi({ description: 'The external_id assigned at onboarding' }),
@@ -24,6 +28,7 @@ export const CreateSessionRequest = z
     payer_address: AddressSchema.optional().openapi({ description: 'Locks the session (and the signed PayOrder) to this wallet' }),
     expires_in_seconds: z.number().int().min(60).max(SESSION_MAX_SECONDS).optional().openapi({ description: 'Default 1800 (30 min), max 86400 (24 h)' }),
     metadata: MetadataSchema.optional(),
+    fee_display: FeeDisplay.optional(),
     ...CaptureFields,
   })
   .strict()
@@ -43,6 +48,7 @@ export const CheckoutSession = z
     success_url: z.string().nullable(),
     cancel_url: z.string().nullable(),
     payer_address: z.string().nullable(),
+    fee_display: FeeDisplay,
     created_at: z.string(),
   })
   .openapi('CheckoutSession');
@@ -57,6 +63,7 @@ export const PublicCheckoutSession = z
     cancel_url: z.string().nullable(),
     payer_address: z.string().nullable(),
     x402_url: z.string().openapi({ description: 'This session payable by an x402 v2 client (docs/x402.md)' }),
+    fee_display: FeeDisplay,
     merchant: z.object({ name: z.string() }),
     platform: z.object({ name: z.string() }),
     order: z.object({

@@ -23,6 +23,7 @@ export const serializeSession = (s: SessionRow, token: string, url: string, x402
   success_url: s.success_url,
   cancel_url: s.cancel_url,
   payer_address: s.payer_address,
+  fee_display: s.fee_display,
   created_at: s.created_at.toISOString(),
 });
 
@@ -43,6 +44,7 @@ export function serializePublicSession({ session: s, order: row }: PublicRead, c
     cancel_url: s.cancel_url,
     payer_address: s.payer_address,
     x402_url: x402Url,
+    fee_display: s.fee_display,
     merchant: { name: s.merchant_name },
     platform: { name: s.platform_name },
     order: {

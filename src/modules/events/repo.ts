@@ -4,6 +4,15 @@ import type { Cursor } from '../../db/pagination.js';
 import type { EventsTable, WebhookDeliveriesTable } from '../../db/schema.js';
 
 export type EventRow = Selectable<EventsTable>;
+export type DeliveryStatusFilter = 'delivered' | 'failed' | 'pending';
+
+/** The outcome of an event's deliveries (GET /v1/events?delivery_status=…), over the delivery rows of the event. */
+function deliveryStatusIs(s: DeliveryStatusFilter) {
+  const has = (states: string) => sql<boolean>`exists (select 1 from webhook_deliveries d where d.event_id = events.id and d.state in (${sql.raw(states)}))`;
+  if (s === 'failed') return has(`'failed'`);
+  if (s === 'pending') return sql<boolean>`${has(`'pending'`)} and not ${has(`'failed'`)}`;
+  return sql<boolean>`${has(`'succeeded'`)} and not ${has(`'pending', 'failed'`)}`;
+}
 /** Pending deliveries as columns (one array per column, same length). */
 export type DeliveryColumns = { id: string[]; eventId: string[]; endpointId: string[]; platformId: string[] };
 
@@ -76,9 +85,11 @@ export const eventsRepo = {
     db.selectFrom('events').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst(),
 
   /** Newest first, keyset on (created_at, id); limit + 1 rows so the caller knows whether there is more. */
-  list: (db: Executor, platformId: string, q: { limit: number; cursor: Cursor | null; type?: string }) => {
+  list: (db: Executor, platformId: string, q: { limit: number; cursor: Cursor | null; type?: string; deliveryStatus?: DeliveryStatusFilter }) => {
     let query = db.selectFrom('events').selectAll().where('platform_id', '=', platformId);
-    if (q.type) query = query.where('type', '=', q.type);
+    if (q.type?.endsWith('.*')) query = query.where('type', 'like', q.type.slice(0, -1).replace(/_/g, '\\_') + '%');
+    else if (q.type) query = query.where('type', '=', q.type);
+    if (q.deliveryStatus) query = query.where(deliveryStatusIs(q.deliveryStatus));
     if (q.cursor) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(q.cursor!.createdAt, q.cursor!.id)));
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1).execute();
   },

@@ -2,7 +2,7 @@ import type { Db, Executor } from '../../db/client.js';
 import { decodeCursor, toPage } from '../../db/pagination.js';
 import { notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { eventsRepo, type EventRow } from './repo.js';
+import { eventsRepo, type DeliveryStatusFilter, type EventRow } from './repo.js';
 import { serializeEvent } from './serialize.js';
 import { isEventType, type EventType } from './types.js';
 
@@ -49,9 +49,9 @@ export function createEventsService(db: Db) {
   return {
     emit: (tx: Executor, e: EmitInput) => emitEvent(tx, e),
 
-    async list(platformId: string, q: { limit: number; cursor?: string; type?: EventType }) {
+    async list(platformId: string, q: { limit: number; cursor?: string; type?: string; delivery_status?: DeliveryStatusFilter }) {
       const cursor = decodeCursor(q.cursor);
-      const rows = await eventsRepo.list(db, platformId, { limit: q.limit, cursor, type: q.type });
+      const rows = await eventsRepo.list(db, platformId, { limit: q.limit, cursor, type: q.type, deliveryStatus: q.delivery_status });
       return toPage(rows, q.limit, serializeEvent);
     },
 

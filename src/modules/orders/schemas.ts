@@ -100,6 +100,14 @@ export const Order = z
   })
   .openapi('Order');
 
+/** GET /v1/orders/:id: the order, with how it was paid and by whom (modules/timelines/payment-method.ts). */
+export const OrderDetail = Order.extend({
+  payment_method: z.enum(['approve_and_pay', 'permit', 'gasless', 'batched', 'x402', 'authorization']).nullable().openapi({
+    description: 'How the payment entered the router (null before payment): approve + payOrder, permit, gasless (ERC-3009 relay), batched (a wallet\'s EIP-5792 batch), x402, or authorization (capture_method manual)',
+  }),
+  payer: z.string().nullable().openapi({ description: 'The address that paid (paid_by)' }),
+}).openapi('OrderDetail');
+
 export const CaptureOrderRequest = z
   .object({ amount: AmountSchema.optional().openapi({ description: 'Human units to capture, at most amount_authorized (default: all of it). The rest goes back to the payer in the same transaction' }) })
   .strict()

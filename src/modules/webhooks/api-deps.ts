@@ -6,7 +6,7 @@ import type { WebhookSecrets } from './secrets.js';
 import { assertWebhookUrl, policyForEnv, systemResolver, UnsafeUrlError, type Resolver } from './ssrf.js';
 
 /** What the webhook endpoints API operations are built from (the deliverer has its own, deliver.ts). */
-export type WebhooksApiDeps = { db: Db; secrets: WebhookSecrets; clock: Clock; checkUrl(url: string): Promise<void> };
+export type WebhooksApiDeps = { db: Db; secrets: WebhookSecrets; clock: Clock; checkUrl(url: string): Promise<void>; wake?: () => void };
 
 /** An endpoint URL must pass the SSRF policy of this environment; a refusal is a 422 naming `url`. */
 export function endpointUrlChecker(config: Pick<Config, 'env'>, resolve: Resolver = systemResolver) {

@@ -3,7 +3,7 @@ import type { DelivererCtx } from './deliverer-context.js';
 import { disableEndpoint } from './disable-endpoint.js';
 import { claimRepo, deliveriesRepo, endpointsRepo, type ClaimedJob } from './repo.js';
 import { nextRetryDelayMs } from './schedule.js';
-import type { SendResult } from './send.js';
+import { detailOf, type SendResult } from './send.js';
 
 export type Outcome = 'succeeded' | 'retrying' | 'failed' | 'disabled' | 'lease_lost';
 
@@ -20,7 +20,7 @@ export async function recordAttempt(ctx: DelivererCtx, job: ClaimedJob, attempte
   });
   const state = ok ? 'succeeded' : retryInMs !== null ? 'pending' : 'failed';
   return ctx.db.transaction().execute(async (tx) => {
-    await claimRepo.recordAttempt(tx, { deliveryId: job.id, attemptedAt, status: r.status, error: r.error, durationMs: r.durationMs });
+    await claimRepo.recordAttempt(tx, { deliveryId: job.id, attemptedAt, status: r.status, error: r.error, durationMs: r.durationMs, ...detailOf(r) });
     const updated = await claimRepo.finish(tx, { id: job.id, token: job.lease_token, state, status: r.status, error: r.error, retryInMs });
     if (gone) {
       // 410: the receiver says this endpoint is gone for good; stop sending anything to it.

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import type { Logger } from '../../lib/logger.js';
 import { claimRepo, type ClaimedJob } from './repo.js';
-import type { SendResult } from './send.js';
+import { detailOf, type SendResult } from './send.js';
 
 type Item = { job: ClaimedJob; attemptedAt: Date; result: SendResult; leaseEndsAt: number; resolve: (o: 'succeeded' | 'lease_lost') => void; reject: (err: unknown) => void };
 
@@ -26,7 +26,7 @@ export function createSuccessRecorder(db: Db, log: Logger, stopping: () => boole
         // One statement (atomic on its own): no BEGIN and COMMIT round trips around it.
         const recorded = await claimRepo.finishSucceededMany(db, {
           id: batch.map((i) => i.job.id), token: batch.map((i) => i.job.lease_token), status: batch.map((i) => i.result.status!),
-          attemptedAt: batch.map((i) => i.attemptedAt), durationMs: batch.map((i) => i.result.durationMs),
+          attemptedAt: batch.map((i) => i.attemptedAt), durationMs: batch.map((i) => i.result.durationMs), detail: batch.map((i) => detailOf(i.result)),
         });
         for (const i of batch) i.resolve(recorded.has(i.job.id) ? 'succeeded' : 'lease_lost');
         return;

@@ -136,6 +136,16 @@ export type ClaimedJob = {
   event_created_at: Date;
 };
 
+/** What the inspector shows of an attempt (GET /v1/webhooks/deliveries/:id). */
+export type AttemptDetail = {
+  requestUrl: string | null;
+  requestHeaders: Record<string, string> | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+};
+
+const jsonOrNull = (v: Record<string, string> | null) => (v === null ? null : JSON.stringify(v));
+
 export type ClaimLimits = { slots: number; perEndpoint: number; maxEndpoints: number; leaseMs: number; token: string };
 
 export const claimRepo = {
@@ -162,14 +172,14 @@ export const claimRepo = {
           select w.next_attempt_at as first_due from webhook_deliveries w
           where w.endpoint_id = e.id and ${due} order by w.next_attempt_at limit 1
         ) f
-        where e.deleted_at is null and e.disabled_at is null and e.id not in (select endpoint_id from busy where n >= ${l.perEndpoint})
+        where e.deleted_at is null and e.disabled_at is null and e.paused_at is null and e.id not in (select endpoint_id from busy where n >= ${l.perEndpoint})
         order by f.first_due limit ${l.maxEndpoints}
       ),
       candidates as (
         select picked.id, due.first_due, picked.next_attempt_at, coalesce(busy.n, 0) as n,
                row_number() over (partition by due.endpoint_id order by picked.next_attempt_at, picked.id) as rn
         from due
-        join webhook_endpoints e on e.id = due.endpoint_id and e.deleted_at is null and e.disabled_at is null
+        join webhook_endpoints e on e.id = due.endpoint_id and e.deleted_at is null and e.disabled_at is null and e.paused_at is null
         left join busy on busy.endpoint_id = due.endpoint_id
         cross join lateral (
           select w.id, w.next_attempt_at from webhook_deliveries w
@@ -190,9 +200,10 @@ export const claimRepo = {
     return r.rows;
   },
 
-  recordAttempt: (db: Executor, a: { deliveryId: string; attemptedAt: Date; status: number | null; error: string | null; durationMs: number }) =>
+  recordAttempt: (db: Executor, a: { deliveryId: string; attemptedAt: Date; status: number | null; error: string | null; durationMs: number } & AttemptDetail) =>
     db.insertInto('webhook_attempts').values({
       delivery_id: a.deliveryId, attempted_at: a.attemptedAt, status: a.status, error: a.error, duration_ms: a.durationMs,
+      request_url: a.requestUrl, request_headers: jsonOrNull(a.requestHeaders), response_headers: jsonOrNull(a.responseHeaders), response_body: a.responseBody,
     }).execute(),
 
   /**
@@ -200,16 +211,18 @@ export const claimRepo = {
    * succeeded by compare-and-set on its lease exactly as `finish` does, then the failure run of each endpoint
    * that had a delivery recorded ends (`markSucceeding`). Returns the ids recorded (the others lost their lease).
    */
-  async finishSucceededMany(db: Executor, a: { id: string[]; token: string[]; status: number[]; attemptedAt: Date[]; durationMs: number[] }): Promise<Set<string>> {
+  async finishSucceededMany(db: Executor, a: { id: string[]; token: string[]; status: number[]; attemptedAt: Date[]; durationMs: number[]; detail: AttemptDetail[] }): Promise<Set<string>> {
     // One statement (data-modifying CTEs) instead of three: fewer round trips inside the caller's transaction.
     const done = (await sql<{ id: string }>`
       with u as (
         select * from unnest(${a.id}::text[], ${a.token}::text[], ${a.status.map(String)}::text[], ${a.attemptedAt.map((d) => d.toISOString())}::text[],
-                             ${a.durationMs.map(String)}::text[]) as u(id, token, status, at, ms)
+                             ${a.durationMs.map(String)}::text[], ${a.detail.map((d) => d.requestUrl)}::text[],
+                             ${a.detail.map((d) => jsonOrNull(d.requestHeaders))}::text[], ${a.detail.map((d) => jsonOrNull(d.responseHeaders))}::text[],
+                             ${a.detail.map((d) => d.responseBody)}::text[]) as u(id, token, status, at, ms, req_url, req_headers, res_headers, res_body)
       ),
       attempts as (
-        insert into webhook_attempts (delivery_id, attempted_at, status, error, duration_ms)
-        select u.id, u.at::timestamptz, u.status::integer, null, u.ms::integer from u
+        insert into webhook_attempts (delivery_id, attempted_at, status, error, duration_ms, request_url, request_headers, response_headers, response_body)
+        select u.id, u.at::timestamptz, u.status::integer, null, u.ms::integer, u.req_url, u.req_headers::jsonb, u.res_headers::jsonb, u.res_body from u
       ),
       done as (
         update webhook_deliveries d set state = 'succeeded', attempts = d.attempts + 1, last_status = u.status::integer, last_error = null,

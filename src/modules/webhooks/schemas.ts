@@ -29,7 +29,8 @@ export const WebhookEndpoint = z
     url: z.string(),
     description: z.string().nullable(),
     subscribed_events: z.array(z.string()),
-    status: z.enum(['enabled', 'disabled']),
+    status: z.enum(['enabled', 'paused', 'disabled']).openapi({ description: 'paused: by the platform, deliveries wait until resumed; disabled: by the service (410 Gone, or failing too long), pending deliveries failed' }),
+    paused_at: z.string().nullable(),
     disabled_reason: z.string().nullable().openapi({ description: 'Why deliveries stopped, e.g. the endpoint answered 410 Gone' }),
     secret: z.string().optional().openapi({ description: 'whsec_…; present only in the responses to creation and to roll-secret' }),
     previous_secret_expires_at: z.string().nullable().openapi({ description: 'After a roll, the previous secret keeps signing (as a second v1= value) until then' }),
@@ -58,6 +59,40 @@ export const WebhookDelivery = z
     created_at: z.string(),
   })
   .openapi('WebhookDelivery');
+
+export const UpdateEndpointRequest = z
+  .object({
+    url: CreateEndpointRequest.shape.url.optional(),
+    subscribed_events: SubscribedEventsSchema.optional(),
+    description: z.string().max(500).nullable().optional().openapi({ description: 'null clears it' }),
+  })
+  .strict()
+  .openapi('UpdateWebhookEndpointRequest');
+
+const Headers = z.record(z.string(), z.string());
+
+export const WebhookAttempt = z
+  .object({
+    attempted_at: z.string(),
+    request: z.object({
+      url: z.string().nullable().openapi({ description: 'The URL the attempt was sent to (null for attempts recorded before this was kept)' }),
+      headers: Headers.nullable().openapi({ description: 'Every header sent, the signature headers included' }),
+      body: z.string().openapi({ description: 'The body sent (the event; the same bytes on every attempt)' }),
+    }),
+    response: z.object({
+      status: z.number().int(),
+      headers: Headers.nullable(),
+      body: z.string().nullable().openapi({ description: 'The first 4,096 bytes of the answer' }),
+    }).nullable().openapi({ description: 'null when no answer arrived (timeout, refused, blocked)' }),
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+  })
+  .openapi('WebhookAttempt');
+
+export const WebhookDeliveryDetail = WebhookDelivery.extend({
+  status: z.enum(['pending', 'succeeded', 'failed']).openapi({ description: 'Same as state' }),
+  attempt_history: z.array(WebhookAttempt).openapi({ description: 'Every attempt, oldest first (at most 100)' }),
+}).openapi('WebhookDeliveryDetail');
 
 export const IdParams = z.object({ id: z.string().max(64) });
 

@@ -10,7 +10,34 @@ export type SendResult = {
   error: string | null;
   durationMs: number;
   retryAfterMs: number | null;
+  /** The attempt as sent and answered, for the delivery inspector (migration 027). */
+  requestUrl: string;
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string> | null;
+  /** The first RESPONSE_BODY_BYTES of the answer, as UTF-8 text (NUL removed: PostgreSQL text cannot hold it). */
+  responseBody: string | null;
 };
+
+type Answer = Pick<SendResult, 'status' | 'error' | 'retryAfterMs' | 'responseHeaders' | 'responseBody'>;
+
+/** What an attempt row keeps besides its status (repo.ts AttemptDetail). */
+export const detailOf = (r: SendResult) => ({
+  requestUrl: r.requestUrl, requestHeaders: r.requestHeaders, responseHeaders: r.responseHeaders, responseBody: r.responseBody,
+});
+
+export const RESPONSE_BODY_BYTES = 4096;
+const MAX_RESPONSE_HEADERS = 64;
+const MAX_HEADER_VALUE = 1024;
+
+/** The answer's headers, bounded (count and length) before they are stored. */
+function headersOf(raw: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw).slice(0, MAX_RESPONSE_HEADERS)) {
+    if (value === undefined) continue;
+    out[name] = (Array.isArray(value) ? value.join(', ') : value).slice(0, MAX_HEADER_VALUE).replace(/\u0000/g, '');
+  }
+  return out;
+}
 
 export type SendOptions = {
   url: string;
@@ -37,10 +64,40 @@ function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
 }
 
 /**
+ * The answer to an attempt: its status now (the duration is to the status line), reported once the body's first
+ * RESPONSE_BODY_BYTES are read or it ends. The rest is drained (bounded) so a keep-alive socket can be reused.
+ */
+function readAnswer(res: http.IncomingMessage, durationMs: number, finish: (r: Answer, durationMs: number) => void, clearTimer: () => void) {
+  const status = res.statusCode ?? 0;
+  const ok = status >= 200 && status < 300;
+  const error = ok ? null
+    : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed`
+    : `HTTP ${status}`;
+  const chunks: Buffer[] = [];
+  let seen = 0;
+  const done = () => {
+    const responseBody = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8').replace(/\u0000/g, '');
+    finish({ status, error, retryAfterMs: parseRetryAfter(res.headers['retry-after']), responseHeaders: headersOf(res.headers), responseBody }, durationMs);
+  };
+  res.on('data', (chunk: Buffer) => {
+    if (seen < RESPONSE_BODY_BYTES) chunks.push(chunk);
+    seen += chunk.length;
+    if (seen >= RESPONSE_BODY_BYTES) done();
+    if (seen > MAX_DRAIN_BYTES) res.destroy();
+  });
+  res.on('end', done);
+  res.on('error', () => {});
+  res.on('close', () => {
+    clearTimer();
+    done();
+  });
+}
+
+/**
  * One POST, re-checked against the SSRF policy: a literal address here (node skips `lookup` for those),
  * a name in `guardedLookup` at connect time. Redirects are never followed (node's client does not; a 3xx is reported as is). The whole
  * exchange up to the response status is bounded by `timeoutMs`; the body of the response is drained
- * (bounded) and discarded. No socket is reused across endpoints: a fresh connection, or the endpoint's own agent.
+ * (bounded), its first 4 KB kept for the delivery inspector. No socket is reused across endpoints: a fresh connection, or the endpoint's own agent.
  */
 export function postWebhook(o: SendOptions): Promise<SendResult> {
   const started = performance.now();
@@ -49,20 +106,24 @@ export function postWebhook(o: SendOptions): Promise<SendResult> {
   try {
     url = parseWebhookUrl(o.url, o.policy);
   } catch (err) {
-    return Promise.resolve({ status: null, error: describe(err, false, o.timeoutMs), retryAfterMs: null, durationMs: elapsed() });
+    return Promise.resolve({
+      status: null, error: describe(err, false, o.timeoutMs), retryAfterMs: null, durationMs: elapsed(),
+      requestUrl: o.url, requestHeaders: o.headers, responseHeaders: null, responseBody: null,
+    });
   }
   const client = url.protocol === 'https:' ? https : http;
+  const sentHeaders = { ...o.headers, 'Content-Length': String(Buffer.byteLength(o.body)) };
   return new Promise<SendResult>((resolve) => {
     let settled = false;
     let timedOut = false;
-    const finish = (r: Omit<SendResult, 'durationMs'>) => {
+    const finish = (r: Answer, durationMs = elapsed()) => {
       if (settled) return;
       settled = true;
-      resolve({ ...r, durationMs: elapsed() });
+      resolve({ ...r, durationMs, requestUrl: o.url, requestHeaders: sentHeaders });
     };
     const req = client.request(url, {
       method: 'POST',
-      headers: { ...o.headers, 'Content-Length': String(Buffer.byteLength(o.body)) },
+      headers: sentHeaders,
       lookup: guardedLookup(o.policy, o.resolve) as never,
       agent: o.agent ?? false,
     });
@@ -70,24 +131,10 @@ export function postWebhook(o: SendOptions): Promise<SendResult> {
       timedOut = true;
       req.destroy(new Error('timeout'));
     }, o.timeoutMs);
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      const ok = status >= 200 && status < 300;
-      const error = ok ? null
-        : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed`
-        : `HTTP ${status}`;
-      finish({ status, error, retryAfterMs: parseRetryAfter(res.headers['retry-after']) });
-      let seen = 0;
-      res.on('data', (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen > MAX_DRAIN_BYTES) res.destroy();
-      });
-      res.on('error', () => {});
-      res.on('close', () => clearTimeout(timer));
-    });
+    req.on('response', (res) => readAnswer(res, elapsed(), finish, () => clearTimeout(timer)));
     req.on('error', (err) => {
       clearTimeout(timer);
-      finish({ status: null, error: describe(err, timedOut, o.timeoutMs), retryAfterMs: null });
+      finish({ status: null, error: describe(err, timedOut, o.timeoutMs), retryAfterMs: null, responseHeaders: null, responseBody: null });
     });
     req.end(o.body);
   });

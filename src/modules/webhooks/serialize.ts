@@ -1,5 +1,9 @@
 import type { DeliveryView, EndpointRow } from './repo.js';
 
+/** Disabled (by the deliverer, for good) wins over paused (by the platform, until resumed). */
+export const endpointStatus = (row: Pick<EndpointRow, 'disabled_at' | 'paused_at'>) =>
+  row.disabled_at ? ('disabled' as const) : row.paused_at ? ('paused' as const) : ('enabled' as const);
+
 export function serializeEndpoint(row: EndpointRow, secret?: string, now = new Date()) {
   const previousLive = row.previous_secret_expires_at && row.previous_secret_expires_at > now;
   return {
@@ -8,8 +12,9 @@ export function serializeEndpoint(row: EndpointRow, secret?: string, now = new D
     url: row.url,
     description: row.description,
     subscribed_events: row.subscribed_events as string[],
-    status: row.disabled_at ? ('disabled' as const) : ('enabled' as const),
+    status: endpointStatus(row),
     disabled_reason: row.disabled_reason,
+    paused_at: row.paused_at?.toISOString() ?? null,
     // The secret appears only in the responses that create or roll it.
     ...(secret !== undefined ? { secret } : {}),
     previous_secret_expires_at: previousLive ? row.previous_secret_expires_at!.toISOString() : null,

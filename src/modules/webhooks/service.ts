@@ -4,6 +4,10 @@ import type { Clock } from '../../lib/clock.js';
 import { endpointUrlChecker, type WebhooksApiDeps } from './api-deps.js';
 import { createEndpoint, type CreateEndpointInput } from './create-endpoint.js';
 import { deleteEndpoint } from './delete-endpoint.js';
+import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
+import { getDelivery } from './read-delivery.js';
+import { sendTestEvent } from './send-test.js';
+import { updateEndpoint, type UpdateEndpointInput } from './update-endpoint.js';
 import { getEndpoint, listDeliveries, listEndpoints, type PageQuery } from './read-endpoints.js';
 import { redeliver } from './redeliver.js';
 import { replayEvents } from './replay.js';
@@ -18,8 +22,8 @@ export { PREVIOUS_SECRET_TTL_MS } from './rotate-secret.js';
  * The webhook endpoints API (not the deliverer, deliver.ts): each operation lives in its own file; this only
  * binds them to their dependencies.
  */
-export function createWebhooksService(opts: { db: Db; config: Pick<Config, 'env'>; secrets: WebhookSecrets; resolve?: Resolver; clock: Clock }) {
-  const deps: WebhooksApiDeps = { db: opts.db, secrets: opts.secrets, clock: opts.clock, checkUrl: endpointUrlChecker(opts.config, opts.resolve) };
+export function createWebhooksService(opts: { db: Db; config: Pick<Config, 'env'>; secrets: WebhookSecrets; resolve?: Resolver; clock: Clock; wake?: () => void }) {
+  const deps: WebhooksApiDeps = { db: opts.db, secrets: opts.secrets, clock: opts.clock, checkUrl: endpointUrlChecker(opts.config, opts.resolve), wake: opts.wake ?? (() => {}) };
   const { db } = deps;
   return {
     createEndpoint: (platformId: string, input: CreateEndpointInput) => createEndpoint(deps, platformId, input),
@@ -30,6 +34,11 @@ export function createWebhooksService(opts: { db: Db; config: Pick<Config, 'env'
     listDeliveries: (platformId: string, endpointId: string, q: PageQuery) => listDeliveries(db, platformId, endpointId, q),
     replay: (platformId: string, endpointId: string, range: { since: string; until: string }) => replayEvents(deps, platformId, endpointId, range),
     redeliver: (platformId: string, deliveryId: string) => redeliver(db, platformId, deliveryId),
+    updateEndpoint: (platformId: string, id: string, input: UpdateEndpointInput) => updateEndpoint(deps, platformId, id, input),
+    pauseEndpoint: (platformId: string, id: string) => pauseEndpoint(deps, platformId, id),
+    resumeEndpoint: (platformId: string, id: string) => resumeEndpoint(deps, platformId, id),
+    sendTestEvent: (platformId: string, id: string) => sendTestEvent(deps, platformId, id),
+    getDelivery: (platformId: string, id: string) => getDelivery(db, platformId, id),
   };
 }
 

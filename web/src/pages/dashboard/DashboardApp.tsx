@@ -3,6 +3,7 @@ import { Button, Spinner } from '../../components/ui';
 import { navigate, useLocation } from '../../lib/router';
 import { AuthPage } from './shell/AuthPage';
 import { DevelopersPage } from './developers/DevelopersPage';
+import { RequestLogsPage } from './developers/RequestLogsPage';
 import { EventsPage } from './webhooks/EventsPage';
 import { BalancesPage } from './balances/BalancesPage';
 import './dashboard.css';
@@ -12,11 +13,14 @@ import { OrderDetailPage } from './orders/OrderDetailPage';
 import { OrdersPage } from './orders/OrdersPage';
 import { OverviewPage } from './overview/OverviewPage';
 import { PlatformOnboarding } from './shell/PlatformOnboarding';
+import { RefundDetailPage } from './refunds/RefundDetailPage';
 import { RefundsPage } from './refunds/RefundsPage';
 import { SettlementsPage } from './balances/SettlementsPage';
 import { useAccount } from './shell/session';
 import { Shell } from './shell/Shell';
-import { WebhookDetailPage, WebhooksPage } from './webhooks/WebhooksPage';
+import { DeliveryPage } from './webhooks/DeliveryPage';
+import { WebhookDetailPage } from './webhooks/WebhookDetailPage';
+import { WebhooksPage } from './webhooks/WebhooksPage';
 
 /** The platform dashboard: / redirects to /dashboard once signed in; every section is a client route. */
 export default function DashboardApp() {
@@ -59,6 +63,12 @@ function Route({ path }: { path: string }) {
   if (order) return <OrderDetailPage id={decodeURIComponent(order[1]!)} />;
   const merchant = /^\/dashboard\/merchants\/([^/]+)$/.exec(p);
   if (merchant) return <MerchantDetailPage id={decodeURIComponent(merchant[1]!)} />;
+  const delivery = /^\/dashboard\/webhooks\/deliveries\/([^/]+)$/.exec(p);
+  if (delivery) return <DeliveryPage id={decodeURIComponent(delivery[1]!)} />;
+  const refund = /^\/dashboard\/refunds\/([^/]+)$/.exec(p);
+  if (refund) return <RefundDetailPage id={decodeURIComponent(refund[1]!)} />;
+  const log = /^\/dashboard\/developers\/logs(?:\/([^/]+))?$/.exec(p);
+  if (log) return <RequestLogsPage requestId={log[1] ? decodeURIComponent(log[1]) : null} />;
   const endpoint = /^\/dashboard\/webhooks\/([^/]+)$/.exec(p);
   if (endpoint) return <WebhookDetailPage id={decodeURIComponent(endpoint[1]!)} />;
   switch (p) {

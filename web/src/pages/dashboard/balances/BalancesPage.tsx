@@ -10,6 +10,8 @@ import { ExportLink } from '../shared/exports';
 import { ledgerLabel } from './ledger-labels';
 import { NetVolumeChart } from './NetVolumeChart';
 import { Pager, usePaged } from '../shared/paging';
+import { TestClock } from './TestClock';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 /** The figures a finance team reconciles: what the router holds for the platform, what left it, and why. */
 export function BalanceFigures({ b }: { b: BalanceTotals }) {
@@ -50,7 +52,7 @@ export function NetVolumeCard() {
         </div>
       )}
     >
-      {volume.isError ? <Alert tone="error">{volume.error.message}</Alert> : <NetVolumeChart volume={volume.data} loading={volume.isPending} />}
+      {volume.isError ? <ApiErrorAlert error={volume.error} /> : <NetVolumeChart volume={volume.data} loading={volume.isPending} />}
     </Card>
   );
 }
@@ -73,8 +75,9 @@ export function BalancesPage() {
           <ExportLink kind="refunds" />
         </div>
       </div>
+      <TestClock />
       <Card>
-        {balance.isError ? <Alert tone="error" title="Could not load the balance">{balance.error.message}</Alert>
+        {balance.isError ? <ApiErrorAlert title="Could not load the balance" error={balance.error} />
           : balance.data ? <BalanceFigures b={balance.data} /> : <p className="muted">Loading…</p>}
       </Card>
       <NetVolumeCard />

@@ -1,11 +1,13 @@
 import { Fragment, useState } from 'react';
-import { Alert, Badge, Button, Card, ChainName, Empty, Hash, Link, SkeletonRows } from '../../../components/ui';
+import { Badge, Button, Card, ChainName, Empty, Hash, Link, SkeletonRows } from '../../../components/ui';
 import { formatDate } from '../../../lib/format';
 import { formatHuman } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
 import type { Settlement } from '../../../lib/types';
 import { ExportLink } from '../shared/exports';
 import { Pager, usePaged } from '../shared/paging';
+import { TestClock } from './TestClock';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 /** Reserve-release batches: what each released to your merchants, its transaction, and each order in it. */
 export function SettlementsPage() {
@@ -18,9 +20,10 @@ export function SettlementsPage() {
         <h1 className="page-title">Settlements</h1>
         <div className="page-actions"><ExportLink kind="settlements" label="Export CSV" /></div>
       </div>
+      <TestClock />
       <Card padded={false}>
         {paged.query.isError ? (
-          <div className="card-body"><Alert tone="error" title="Could not load settlements">{paged.query.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert title="Could not load settlements" error={paged.query.error} /></div>
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No settlements yet">Once an order&apos;s reserve hold ends, Trisettle releases it to the merchant in a batch; batches carrying your orders show here.</Empty>
         ) : (

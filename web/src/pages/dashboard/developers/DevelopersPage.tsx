@@ -8,6 +8,7 @@ import type { ApiKey, List, Merchant } from '../../../lib/types';
 import { GaslessCard } from './GaslessCard';
 import { KeyAuditLog } from './KeyAuditLog';
 import { Pager, usePaged } from '../shared/paging';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 /** After a key changes: the key list and the audit log both moved. */
 const KEY_QUERIES = [['keys'], ['audit_log']];
@@ -43,13 +44,14 @@ export function DevelopersPage() {
       <div className="page-head">
         <h1 className="page-title">Developers</h1>
         <div className="page-actions">
+          <Link href="/dashboard/developers/logs" className="btn btn-secondary btn-md"><span>Logs</span></Link>
           <Button variant="primary" loading={roll.isPending} onClick={() => roll.mutate()}>Create secret key</Button>
         </div>
       </div>
-      {roll.isError && <Alert tone="error" title="Could not create a key">{roll.error.message}</Alert>}
+      {roll.isError && <ApiErrorAlert title="Could not create a key" error={roll.error} />}
       <Card title="API keys" padded={false}>
         {keys.query.isError ? (
-          <div className="card-body"><Alert tone="error">{keys.query.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert error={keys.query.error} /></div>
         ) : (
           <div className="table-scroll">
             <table className="table" aria-label="API keys">
@@ -111,7 +113,7 @@ curl -fsS "$TRISETTLE_API/v1/orders" \\
           }
         >
           <p>Requests with <Mono>{revoking.hint}</Mono> will be refused at once. This cannot be undone.</p>
-          {revoke.isError && <Alert tone="error">{revoke.error.message}</Alert>}
+          {revoke.isError && <ApiErrorAlert error={revoke.error} />}
         </Modal>
       )}
     </div>

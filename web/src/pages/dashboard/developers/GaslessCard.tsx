@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { formatEther } from 'viem';
-import { Alert, Card, SkeletonRows } from '../../../components/ui';
+import { Card, SkeletonRows } from '../../../components/ui';
 import { api } from '../../../lib/api';
 import type { GaslessUsage } from '../../../lib/types';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 /**
  * Today's gasless relays for this platform (UTC day, chain clock): paid or in flight, failed (the relayer paid
@@ -15,7 +16,7 @@ export function GaslessCard() {
   return (
     <Card title="Gasless" padded={false}>
       {usage.isError ? (
-        <div className="card-body"><Alert tone="error">{usage.error.message}</Alert></div>
+        <div className="card-body"><ApiErrorAlert error={usage.error} /></div>
       ) : (
         <div className="table-scroll">
           <table className="table" aria-label="Gasless relays today">

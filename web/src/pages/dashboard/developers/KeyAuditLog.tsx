@@ -1,7 +1,8 @@
-import { Alert, Card, Empty, Mono, SkeletonRows } from '../../../components/ui';
+import { Card, Empty, Mono, SkeletonRows } from '../../../components/ui';
 import { formatDate } from '../../../lib/format';
 import type { AuditEvent } from '../../../lib/types';
 import { Pager, usePaged } from '../shared/paging';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 const ACTIONS: Record<AuditEvent['action'], string> = {
   'key.created': 'Created (onboarding)',
@@ -20,7 +21,7 @@ export function KeyAuditLog() {
   return (
     <Card title="Key audit log" padded={false}>
       {paged.query.isError ? (
-        <div className="card-body"><Alert tone="error" title="Could not load the audit log">{paged.query.error.message}</Alert></div>
+        <div className="card-body"><ApiErrorAlert title="Could not load the audit log" error={paged.query.error} /></div>
       ) : !paged.query.isPending && paged.rows.length === 0 ? (
         <Empty title="No key events yet" />
       ) : (

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Badge, Card, ChainName, DescriptionList, Hash, Link, SkeletonRows, Spinner } from '../../../components/ui';
+import { Badge, Card, ChainName, DescriptionList, Hash, Link, SkeletonRows, Spinner } from '../../../components/ui';
 import { api, ApiError } from '../../../lib/api';
 import { formatDate } from '../../../lib/format';
 import { formatBase, formatBps, formatHuman } from '../../../lib/money';
@@ -7,6 +7,8 @@ import { navigate, useTitle } from '../../../lib/router';
 import type { Balance, Merchant, Order } from '../../../lib/types';
 import { BalanceFigures } from '../balances/BalancesPage';
 import { Pager, usePaged } from '../shared/paging';
+import { TimelineCard } from '../shared/Timeline';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 /** One merchant, read-only: the spec sends changes to a merchant (wallet, reserve) through support. */
 export function MerchantDetailPage({ id }: { id: string }) {
@@ -21,7 +23,7 @@ export function MerchantDetailPage({ id }: { id: string }) {
     return (
       <div className="page">
         <Link href="/dashboard/merchants" className="back-link">← Merchants</Link>
-        <Alert tone="error" title={merchant.error instanceof ApiError && merchant.error.status === 404 ? 'Merchant not found' : 'Could not load the merchant'}>{merchant.error.message}</Alert>
+        <ApiErrorAlert title={merchant.error instanceof ApiError && merchant.error.status === 404 ? 'Merchant not found' : 'Could not load the merchant'} error={merchant.error} />
       </div>
     );
   }
@@ -49,11 +51,12 @@ export function MerchantDetailPage({ id }: { id: string }) {
         <p className="muted">The wallet and reserve were agreed when the merchant joined; to change them, contact Trisettle support.</p>
       </Card>
       <Card title="Balance">
-        {balance.isError ? <Alert tone="error">{balance.error.message}</Alert> : balance.data ? <BalanceFigures b={balance.data} /> : <p className="muted">Loading…</p>}
+        {balance.isError ? <ApiErrorAlert error={balance.error} /> : balance.data ? <BalanceFigures b={balance.data} /> : <p className="muted">Loading…</p>}
       </Card>
+      <TimelineCard kind="merchants" id={id} />
       <Card title="Orders" padded={false}>
         {orders.query.isError ? (
-          <div className="card-body"><Alert tone="error">{orders.query.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert error={orders.query.error} /></div>
         ) : !orders.query.isPending && orders.rows.length === 0 ? (
           <div className="card-body empty-inline">No orders for this merchant yet.</div>
         ) : (

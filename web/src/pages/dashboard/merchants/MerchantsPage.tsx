@@ -10,6 +10,7 @@ import { useTitle } from '../../../lib/router';
 import type { Invitation, List, Merchant } from '../../../lib/types';
 import { paramError, parseBps, type Errors } from '../shared/forms';
 import { Pager, usePaged } from '../shared/paging';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 export function MerchantsPage() {
   useTitle('Merchants');
@@ -29,7 +30,7 @@ export function MerchantsPage() {
       </div>
       <Card padded={false}>
         {paged.query.isError ? (
-          <div className="card-body"><Alert tone="error" title="Could not load merchants">{paged.query.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert title="Could not load merchants" error={paged.query.error} /></div>
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No merchants yet" action={<Button variant="primary" onClick={() => setModal('invite')}>Invite merchant</Button>}>
             Invite a merchant to connect their own wallet, or add one directly if you already know their wallet address.
@@ -59,7 +60,7 @@ export function MerchantsPage() {
 
       <Card title="Invitations" padded={false}>
         {invitations.isError ? (
-          <div className="card-body"><Alert tone="error">{invitations.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert error={invitations.error} /></div>
         ) : (invitations.data?.data.length ?? 0) === 0 ? (
           <div className="card-body empty-inline">{invitations.isPending ? 'Loading…' : 'No invitations yet. Invite a merchant to send them an onboarding link.'}</div>
         ) : (

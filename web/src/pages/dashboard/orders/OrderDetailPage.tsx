@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
-import { Alert, Badge, Button, Card, ChainName, DescriptionList, Hash, Link, Spinner } from '../../../components/ui';
+import { Badge, Button, Card, ChainName, DescriptionList, Hash, Link, Spinner } from '../../../components/ui';
 import { api, ApiError } from '../../../lib/api';
 import { formatDate } from '../../../lib/format';
 import { chargedAmount, isManual } from '../../../lib/capture';
@@ -12,7 +12,10 @@ import { CaptureActions } from './CaptureActions';
 import { captureRequest } from './capture-request';
 import { RefundActions } from '../refunds/RefundActions';
 import { RefundModal } from '../refunds/RefundModal';
+import { TimelineCard } from '../shared/Timeline';
+import { payer, paymentMethod } from './payment-method';
 import { SplitBar } from './SplitBar';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 const CANCELLATION = { pending: 'cancelling', cancelled: 'cancelled on chain', too_late: 'executed before the cancellation' } as const;
 const isOpen = (r: Refund) => r.state === 'pending' || r.state === 'requires_funding';
@@ -49,7 +52,7 @@ export function OrderDetailPage({ id }: { id: string }) {
     return (
       <div className="page">
         <Link href="/dashboard/orders" className="back-link">← Orders</Link>
-        <Alert tone="error" title={order.error instanceof ApiError && order.error.status === 404 ? 'Order not found' : 'Could not load the order'}>{order.error.message}</Alert>
+        <ApiErrorAlert title={order.error instanceof ApiError && order.error.status === 404 ? 'Order not found' : 'Could not load the order'} error={order.error} />
       </div>
     );
   }
@@ -90,6 +93,8 @@ export function OrderDetailPage({ id }: { id: string }) {
               ['Created', formatDate(o.created_at)],
               ['Pay before', formatDate(o.deadline_at)],
               ...(o.state === 'voided' ? [] : [[manual ? 'Captured at' : 'Confirmed', formatDate(o.confirmed_at)] as [string, string]]),
+              ['Payment method', paymentMethod(o)],
+              ['Payer', payer(o) ? <Hash key="py" value={payer(o)!} /> : '—'],
               ['Paid by', o.paid_by ? <Hash key="pb" value={o.paid_by} /> : '—'],
               ['Transaction', o.tx_hash ? <Hash key="tx" value={o.tx_hash} head={10} tail={8} /> : '—'],
               ...(o.payer_address ? [['Reserved for', <Hash key="pa" value={o.payer_address} />] as [string, ReactNode]] : []),
@@ -101,7 +106,7 @@ export function OrderDetailPage({ id }: { id: string }) {
       </div>
       {o.state !== 'authorized' && o.state !== 'voided' && <Card title="Refunds" padded={false}>
         {refunds.isError ? (
-          <div className="card-body"><Alert tone="error">{refunds.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert error={refunds.error} /></div>
         ) : (refunds.data?.data.length ?? 0) === 0 ? (
           <div className="card-body empty-inline">{refunds.isPending ? 'Loading…' : 'No refunds for this order.'}</div>
         ) : (
@@ -110,7 +115,7 @@ export function OrderDetailPage({ id }: { id: string }) {
             <tbody>
               {refunds.data!.data.map((r) => (
                 <tr key={r.id} data-refund-id={r.id}>
-                  <td className="num strong">{formatHuman(r.amount)}</td>
+                  <td className="num strong"><Link href={`/dashboard/refunds/${encodeURIComponent(r.id)}`}>{formatHuman(r.amount)}</Link></td>
                   <td className="nowrap"><Badge state={r.state} />{r.cancellation && <span className="muted"> · {CANCELLATION[r.cancellation]}</span>}</td>
                   <td className="num">{formatBase(r.reserve_portion)}</td>
                   <td className="num">{formatBase(r.funding_required)}</td>
@@ -124,6 +129,7 @@ export function OrderDetailPage({ id }: { id: string }) {
           </table></div>
         )}
       </Card>}
+      <TimelineCard kind="orders" id={o.id} live={o.state === 'pending_payment' || o.state === 'authorized'} />
       {o.metadata && Object.keys(o.metadata).length > 0 && (
         <Card title="Metadata">
           <pre className="code-block">{JSON.stringify(o.metadata, null, 2)}</pre>

@@ -9,6 +9,7 @@ import { navigate, useLocation, useTitle } from '../../../lib/router';
 import { ORDER_STATES, type CreatedSession, type Order } from '../../../lib/types';
 import { MerchantSelect, paramError, type Errors } from '../shared/forms';
 import { Pager, usePaged } from '../shared/paging';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 export function OrdersPage() {
   useTitle('Orders');
@@ -45,7 +46,7 @@ export function OrdersPage() {
       </div>
       <Card padded={false}>
         {paged.query.isError ? (
-          <div className="card-body"><Alert tone="error" title="Could not load orders">{paged.query.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert title="Could not load orders" error={paged.query.error} /></div>
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title={filtered ? (state && !filters.q && !filters.from && !filters.to ? `No ${humanize(state).toLowerCase()} orders` : 'No orders match') : 'No orders yet'} action={<Button variant="primary" onClick={() => setModal('order')}>New order</Button>}>
             Orders appear here when you create them from the dashboard, the API or a checkout link.

@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Badge, Card, Link } from '../../../components/ui';
+import { Badge, Card, Link } from '../../../components/ui';
 import { api } from '../../../lib/api';
 import { formatDate } from '../../../lib/format';
 import { formatHuman } from '../../../lib/money';
 import { navigate, useTitle } from '../../../lib/router';
 import type { List, Order, Summary } from '../../../lib/types';
 import { NetVolumeCard } from '../balances/BalancesPage';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 export function OverviewPage() {
   useTitle('Home');
@@ -23,7 +24,7 @@ export function OverviewPage() {
       <div className="page-head">
         <h1 className="page-title">Home</h1>
       </div>
-      {summary.isError && <Alert tone="error" title="Could not load the summary">{summary.error.message}</Alert>}
+      {summary.isError && <ApiErrorAlert title="Could not load the summary" error={summary.error} />}
       <div className="stat-grid">
         {cards.map(([label, value, hint]) => (
           <div className="stat" key={label}>
@@ -36,7 +37,7 @@ export function OverviewPage() {
       <NetVolumeCard />
       <Card title="Recent orders" actions={<Link href="/dashboard/orders" className="btn btn-ghost btn-sm"><span>View all</span></Link>} padded={false}>
         {recent.isError ? (
-          <div className="card-body"><Alert tone="error">{recent.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert error={recent.error} /></div>
         ) : recent.data && recent.data.data.length === 0 ? (
           <div className="card-body empty-inline">No orders yet. Create one under Orders, or from your server with the API.</div>
         ) : (

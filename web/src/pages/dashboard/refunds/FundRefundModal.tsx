@@ -9,6 +9,7 @@ import { formatBase, formatHuman } from '../../../lib/money';
 import type { Order, Refund } from '../../../lib/types';
 import { ConnectedAccount, ConnectWallet } from '../../../wallet/ConnectWallet';
 import { useFundRefund, type FundPhase } from './useFundRefund';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 function dashboardWagmiConfig(chainId: number) {
   const chain = defineChain({
@@ -50,7 +51,7 @@ export default function FundRefundModal({ refund, onClose }: { refund: Refund; o
       ) : live.data.state === 'failed' ? (
         <Alert tone="error" title="Refund failed">{live.data.failure_reason ?? 'The refund can no longer be executed.'}</Alert>
       ) : order.isError ? (
-        <Alert tone="error">{order.error.message}</Alert>
+        <ApiErrorAlert error={order.error} />
       ) : order.data?.token_address ? (
         <WagmiProvider config={config} reconnectOnMount>
           <FundSteps refund={refund} tokenAddress={order.data.token_address as Address} />

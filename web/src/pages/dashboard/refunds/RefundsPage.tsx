@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Card, Empty, Link, SkeletonRows } from '../../../components/ui';
+import { Badge, Button, Card, Empty, Link, SkeletonRows } from '../../../components/ui';
 import { formatDate, humanize } from '../../../lib/format';
 import { formatBase, formatHuman } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
@@ -7,6 +7,7 @@ import type { Refund } from '../../../lib/types';
 import { Pager, usePaged } from '../shared/paging';
 import { RefundActions } from './RefundActions';
 import { RefundModal } from './RefundModal';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 const STATES = ['', 'pending', 'requires_funding', 'completed', 'failed'];
 
@@ -30,7 +31,7 @@ export function RefundsPage() {
       </div>
       <Card padded={false}>
         {paged.query.isError ? (
-          <div className="card-body"><Alert tone="error" title="Could not load refunds">{paged.query.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert title="Could not load refunds" error={paged.query.error} /></div>
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No refunds">Refund a confirmed order from its page, or with New refund.</Empty>
         ) : (
@@ -40,7 +41,7 @@ export function RefundsPage() {
               <tbody>
                 {paged.query.isPending ? <SkeletonRows cols={8} /> : paged.rows.map((r) => (
                   <tr key={r.id}>
-                    <td className="num strong nowrap">{formatHuman(r.amount)} <span className="muted">USDC</span></td>
+                    <td className="num strong nowrap"><Link href={`/dashboard/refunds/${encodeURIComponent(r.id)}`}>{formatHuman(r.amount)}</Link> <span className="muted">USDC</span></td>
                     <td><Badge state={r.state} /></td>
                     <td><Link href={`/dashboard/orders/${r.order_id}`} className="mono-soft">{r.order_id}</Link></td>
                     <td className="num">{formatBase(r.reserve_portion)}</td>

@@ -1,14 +1,23 @@
 import { Fragment, useState } from 'react';
-import { Alert, Card, Empty, Select, SkeletonRows } from '../../../components/ui';
+import { Card, Empty, Select, SkeletonRows } from '../../../components/ui';
 import { formatDate } from '../../../lib/format';
 import { useTitle } from '../../../lib/router';
 import { EVENT_TYPES, type WebhookEvent } from '../../../lib/types';
+import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 import { Pager, usePaged } from '../shared/paging';
+
+const OUTCOMES = [
+  { value: '', label: 'Any outcome' },
+  { value: 'delivered', label: 'Delivered' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'pending', label: 'Pending' },
+];
 
 export function EventsPage() {
   useTitle('Events');
   const [type, setType] = useState('');
-  const paged = usePaged<WebhookEvent>('events', '/v1/events', { type: type || undefined });
+  const [outcome, setOutcome] = useState('');
+  const paged = usePaged<WebhookEvent>('events', '/v1/events', { type: type || undefined, delivery_status: outcome || undefined });
   const [open, setOpen] = useState<string | null>(null);
   return (
     <div className="page">
@@ -16,11 +25,12 @@ export function EventsPage() {
         <h1 className="page-title">Events</h1>
       </div>
       <div className="toolbar filter-select">
-        <Select label="Event type" value={type} onChange={(e) => setType(e.target.value)} options={[{ value: '', label: 'All types' }, ...EVENT_TYPES.map((t) => ({ value: t, label: t }))]} />
+        <Select label="Event type" name="type" value={type} onChange={(e) => setType(e.target.value)} options={[{ value: '', label: 'All types' }, ...EVENT_TYPES.map((t) => ({ value: t, label: t }))]} />
+        <Select label="Delivery outcome" name="delivery_status" value={outcome} onChange={(e) => setOutcome(e.target.value)} options={OUTCOMES} />
       </div>
       <Card padded={false}>
         {paged.query.isError ? (
-          <div className="card-body"><Alert tone="error" title="Could not load events">{paged.query.error.message}</Alert></div>
+          <div className="card-body"><ApiErrorAlert title="Could not load events" error={paged.query.error} /></div>
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No events">Events are recorded as orders, refunds and merchants change state.</Empty>
         ) : (

@@ -1,0 +1,58 @@
+import { sql } from 'kysely';
+import { decodeFunctionData, type Hex, type PublicClient } from 'viem';
+import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
+import type { Executor } from '../../db/client.js';
+import type { OrderRow } from '../orders/repo.js';
+
+export type PaymentMethod = 'approve_and_pay' | 'permit' | 'gasless' | 'batched' | 'x402' | 'authorization';
+
+/** The router's entry point → how the buyer paid. payOrderWithTransfer is the x402 entry (added with x402). */
+const BY_ENTRY: Record<string, PaymentMethod> = {
+  payOrder: 'approve_and_pay',
+  payOrderWithPermit: 'permit',
+  payOrderWithAuthorization: 'gasless',
+  payOrderWithTransfer: 'x402',
+};
+
+const MAX_CACHED = 10_000;
+
+/**
+ * How an order's payment entered the router, from what is recorded (a succeeded relay: gasless; capture_method
+ * manual: an authorization) or else from the paying transaction itself: sent to the router, its function
+ * selector names the entry point; sent to another contract (a wallet executing an EIP-5792 batch of approve +
+ * payOrder), it was batched. Null before payment, or when the node no longer has the transaction. A paid
+ * order's answer never changes, so it is kept in memory (bounded).
+ */
+export function createPaymentMethods(opts: { clientOf(chainId: number): PublicClient | null }) {
+  const cache = new Map<string, PaymentMethod | null>();
+
+  async function fromTransaction(order: OrderRow): Promise<PaymentMethod | null> {
+    const client = opts.clientOf(order.chain_id);
+    if (!client || !order.tx_hash) return null;
+    const tx = await client.getTransaction({ hash: order.tx_hash as Hex }).catch(() => null);
+    if (!tx) return null;
+    if (!tx.to || tx.to.toLowerCase() !== order.pay_to.toLowerCase()) return 'batched';
+    try {
+      return BY_ENTRY[decodeFunctionData({ abi: paymentRouterAbi, data: tx.input }).functionName] ?? null;
+    } catch {
+      // An entry point this build's ABI does not know: the x402 entry is the one added beside these.
+      return tx.input.length >= 10 ? 'x402' : null;
+    }
+  }
+
+  return async function paymentMethodOf(db: Executor, order: OrderRow): Promise<PaymentMethod | null> {
+    if (!order.tx_hash || !order.paid_by) return null;
+    if (cache.has(order.id)) return cache.get(order.id)!;
+    let method: PaymentMethod | null;
+    if (order.capture_method === 'manual') method = 'authorization';
+    else {
+      const relay = await sql`select 1 from relays where order_id = ${order.id} and state = 'succeeded' limit 1`.execute(db);
+      method = relay.rows.length > 0 ? 'gasless' : await fromTransaction(order);
+    }
+    if (method !== null) {
+      if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+      cache.set(order.id, method);
+    }
+    return method;
+  };
+}
