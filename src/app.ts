@@ -21,6 +21,7 @@ import { checkoutRoutes } from './api/routes/checkout.js';
 import { invitationRoutes } from './api/routes/invitations.js';
 import { merchantRoutes } from './api/routes/merchants.js';
 import { orderRoutes } from './api/routes/orders.js';
+import { subscriptionRoutes } from './api/routes/subscriptions.js';
 import { healthRoutes } from './api/routes/health.js';
 import { keyRoutes } from './api/routes/keys.js';
 import { eventRoutes } from './api/routes/events.js';
@@ -101,6 +102,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   // The relay endpoints' refusals in a stricter bucket of their own, per client address (relay-refusals.ts).
   const relayRefusals = { perMinute: config.relayRefusalsPerMinute, trustProxyHops: config.trustProxyHops, now: opts.now };
   app.use('/v1/checkout/sessions/:token/relay', limitRelayRefusals(relayRefusals));
+  // The subscription link's public read and authorization (its signature check may cost an eth_call: also bounded per link).
+  app.use('/v1/subscriptions/authorize/:token', byAddress(['GET', 'POST']));
   app.use('/v1/merchants/invitations/:token', byAddress(['GET']));
   app.use('/v1/merchants/invitations/:token/complete', byAddress(['POST']));
   app.use('/openapi.json', byAddress(['GET']));
@@ -140,6 +143,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.route('/', merchantRoutes);
   app.route('/', orderRoutes);
   app.route('/', checkoutRoutes);
+  app.route('/', subscriptionRoutes);
   app.route('/', relayRoutes);
   app.route('/', refundRoutes);
   app.route('/', settlementRoutes);
