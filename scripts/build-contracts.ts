@@ -1,6 +1,6 @@
 /**
  * Compiles contracts/src with the npm solc package (standard JSON, offline) and writes the TypeScript
- * artifacts the service deploys and calls: src/chain/artifacts/{PaymentRouter,TestUSDC}.ts.
+ * artifacts the service deploys and calls: src/chain/artifacts/{PaymentRouter,SubscriptionManager,TestUSDC}.ts.
  *
  * Output is deterministic (no timestamps, stable key order), so the committed files change only when the
  * sources or compiler settings do. `--check` compiles and fails if the committed artifacts are stale.
@@ -21,6 +21,12 @@ const OZ_PREFIX = '@openzeppelin/contracts/';
 
 const targets = [
   { source: 'src/PaymentRouter.sol', contract: 'PaymentRouter', file: 'PaymentRouter.ts', prefix: 'paymentRouter' },
+  {
+    source: 'src/SubscriptionManager.sol',
+    contract: 'SubscriptionManager',
+    file: 'SubscriptionManager.ts',
+    prefix: 'subscriptionManager',
+  },
   { source: 'src/TestUSDC.sol', contract: 'TestUSDC', file: 'TestUSDC.ts', prefix: 'testUsdc' },
 ] as const;
 

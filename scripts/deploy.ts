@@ -1,5 +1,7 @@
 /**
- * Deploys the PaymentRouter to a real network (Base Sepolia 84532, Base 8453).
+ * Deploys the PaymentRouter and its SubscriptionManager module to a real network (Base Sepolia 84532, Base 8453).
+ * When the deployer is the router's owner it registers the manager (setModule); otherwise it prints the owner's
+ * setModule transaction to submit (the owner should be a multisig).
  *
  *   DEPLOYER_PRIVATE_KEY=0x… npm run deploy -- --rpc-url https://… --owner 0x… --signer 0x… \
  *     --operator 0x… --treasury 0x…
@@ -10,11 +12,11 @@
  * mainnet (8453) also needs --yes.
  */
 import { parseArgs } from 'node:util';
-import { createPublicClient, getAddress, http, isAddress, type Address, type Hex } from 'viem';
+import { createPublicClient, encodeFunctionData, getAddress, http, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { paymentRouterAbi } from '../src/chain/artifacts/PaymentRouter.js';
 import { makePublicClient, makeWalletClient } from '../src/chain/clients.js';
-import { deployRouter } from '../src/chain/deploy.js';
+import { deployRouter, deploySubscriptionManager, sendRegisterModule } from '../src/chain/deploy.js';
 
 function fail(message: string): never {
   console.error(`deploy: ${message}`);
@@ -39,7 +41,8 @@ if (flags.help) {
          --operator ADDR --treasury ADDR [--confirmations 2] [--yes]
 Flags may come from RPC_URL, OWNER, SIGNER_ADDRESS, OPERATOR_ADDRESS, SERVICE_TREASURY instead.
 RESERVE_HOLD_DAYS (default 7) sets the router's per-order reserve hold.
---yes is required on Base mainnet (8453). Prints ROUTER_ADDRESS_<chainId>=… to set.`);
+--yes is required on Base mainnet (8453). Prints ROUTER_ADDRESS_<chainId>=… and
+SUBSCRIPTION_MANAGER_ADDRESS_<chainId>=… to set, and the owner's setModule call if the deployer is not the owner.`);
   process.exit(0);
 }
 
@@ -88,8 +91,32 @@ async function main(): Promise<void> {
   if (onOwner !== owner || onOperator !== operator || onTreasury !== treasury || !onSigner) {
     fail(`router ${router} does not report the configuration it was deployed with`);
   }
-  console.log(`\nPaymentRouter deployed at ${router}\n\nSet in the service's environment:`);
+  const manager = await deploySubscriptionManager({ walletClient, publicClient, router, confirmations });
+  const registered = await registerManager({ walletClient, publicClient, router, manager, confirmations });
+  console.log(`\nPaymentRouter deployed at ${router}\nSubscriptionManager deployed at ${manager}`);
+  if (!registered) {
+    console.log(`\nThe owner ${owner} must register the SubscriptionManager (setModule(${manager}, true)): send to ${router}`);
+    console.log(`data ${encodeFunctionData({ abi: paymentRouterAbi, functionName: 'setModule', args: [manager, true] })}`);
+  }
+  console.log(`\nSet in the service's environment:`);
   console.log(`ROUTER_ADDRESS_${chainId}=${router}`);
+  console.log(`SUBSCRIPTION_MANAGER_ADDRESS_${chainId}=${manager}`);
+}
+
+/** setModule(manager, true) when the deployer owns the router, checked on chain; false when the owner must do it. */
+async function registerManager(p: {
+  walletClient: ReturnType<typeof makeWalletClient>;
+  publicClient: ReturnType<typeof makePublicClient>;
+  router: Address;
+  manager: Address;
+  confirmations: number;
+}): Promise<boolean> {
+  if (p.walletClient.account.address !== (await p.publicClient.readContract({ address: p.router, abi: paymentRouterAbi, functionName: 'owner' }))) return false;
+  const hash = await sendRegisterModule({ ...p, module: p.manager });
+  const receipt = await p.publicClient.waitForTransactionReceipt({ hash, confirmations: p.confirmations, timeout: 120_000 });
+  const on = await p.publicClient.readContract({ address: p.router, abi: paymentRouterAbi, functionName: 'isModule', args: [p.manager] });
+  if (receipt.status !== 'success' || !on) fail(`setModule(${p.manager}) on router ${p.router} failed (tx ${hash})`);
+  return true;
 }
 
 main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));

@@ -105,6 +105,8 @@ interface IPaymentRouter {
     event SignerUpdated(address indexed signer, bool authorised);
     event OperatorUpdated(address indexed previousOperator, address indexed newOperator);
     event ServiceTreasuryUpdated(address indexed previousTreasury, address indexed newTreasury);
+    /// @notice The owner registered (`enabled`) or removed a module allowed to call {payFromModule}.
+    event ModuleUpdated(address indexed module, bool enabled);
 
     /// @notice Recovered signer is not an authorised service signer. address(0) for a malformed signature
     ///         (wrong length, including 64-byte EIP-2098 compact signatures, high-s, bad v).
@@ -152,6 +154,8 @@ interface IPaymentRouter {
     error CaptureNotExpired(uint256 captureDeadline, uint256 nowTs);
     /// @notice A refund of an order whose authorization was not captured (void it instead).
     error NotCaptured(bytes32 orderId);
+    /// @notice {payFromModule} from an address the owner has not registered with {setModule}.
+    error NotModule(address caller);
 
     /// @notice Pay an order: pulls `order.amount` from msg.sender (approval needed) and splits it; with a
     ///         non-zero `order.captureDeadline` it authorizes instead: the router holds the amount, pays nobody,
@@ -264,6 +268,19 @@ interface IPaymentRouter {
     /// @notice Hold applied to reserves of orders paid from now on (owner only); orders keep the hold they were paid under.
     function setReserveHold(uint256 holdSeconds) external;
 
+    /// @notice Pay `order` for `payer` on a registered module's authority (the SubscriptionManager, which holds
+    ///         the payer's signed spend permission): pulls `order.amount` from the module (msg.sender; approval
+    ///         needed, balance-delta checked) and splits it exactly as {payOrder}, emitting the same OrderPaid
+    ///         with `payer` as the payer. Only an enabled module; not while paused.
+    /// @dev Every {payOrder} check except the service signer's signature (deadline, payer lock, unpaid, not
+    ///      cancelled, non-zero amount and parties, fees fit); `order.captureDeadline` must be 0, else
+    ///      CaptureDeadlineInvalid (a module pays at once, it cannot authorize). `payer` is recorded as the
+    ///      order's payer, so refunds go back to the subscriber.
+    function payFromModule(PayOrder calldata order, address payer) external;
+
+    /// @notice Register (`enabled` = true) or remove a module allowed to call {payFromModule} (owner only).
+    function setModule(address module, bool enabled) external;
+
     function addSigner(address signer) external;
     function removeSigner(address signer) external;
     function setOperator(address operator) external;
@@ -273,6 +290,8 @@ interface IPaymentRouter {
 
     function orders(bytes32 orderId) external view returns (Order memory);
     function isSigner(address account) external view returns (bool);
+    /// @notice Whether `module` may call {payFromModule}.
+    function isModule(address module) external view returns (bool);
     /// @notice Executed or cancelled.
     function refundUsed(bytes32 refundId) external view returns (bool);
     function refundCancelled(bytes32 refundId) external view returns (bool);

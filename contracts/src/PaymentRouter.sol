@@ -8,6 +8,7 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 import {IPaymentRouter} from "./IPaymentRouter.sol";
 import {ReceiveAuthorization} from "./ReceiveAuthorization.sol";
 import {RouterEscrow} from "./RouterEscrow.sol";
+import {RouterModules} from "./RouterModules.sol";
 
 /// @title Trisettle PaymentRouter
 /// @notice Split router: shares are pushed in the paying transaction; the router holds only the reserves of
@@ -15,8 +16,9 @@ import {RouterEscrow} from "./RouterEscrow.sol";
 ///         held, == unless tokens were sent to it directly).
 /// @dev Any token the service signs is accepted (no allowlist): the token is part of the signed PayOrder,
 ///      so only the service chooses it, and every order's money stays accounted to that order's token.
-///      Books and shared steps: RouterCore; capture, void and reclaim: RouterEscrow.
-contract PaymentRouter is RouterEscrow {
+///      Books and shared steps: RouterCore; capture, void and reclaim: RouterEscrow; the module hook (subscriptions):
+///      RouterModules.
+contract PaymentRouter is RouterEscrow, RouterModules {
     using SafeERC20 for IERC20;
 
     constructor(address owner_, address signer_, address operator_, address treasury_, uint256 reserveHold_)

@@ -63,6 +63,12 @@ abstract contract RouterCore is RouterSignatures, Ownable2Step, Pausable, Reentr
         view
     {
         _requireSigner(digest, signature);
+        _checkTerms(order, payer);
+    }
+
+    /// @dev Every check of {_checkOrder} except the service signer's signature, in the same order: for a caller
+    ///      that is itself the authority for the order (a registered module).
+    function _checkTerms(PayOrder calldata order, address payer) internal view {
         if (block.timestamp > order.deadline) revert OrderExpired(order.deadline, block.timestamp);
         if (order.payer != address(0) && payer != order.payer) revert WrongPayer(order.payer, payer);
         if (_orders[order.orderId].paid) revert AlreadyPaid(order.orderId);

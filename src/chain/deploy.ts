@@ -1,10 +1,11 @@
 /**
- * Deploys the router (committed artifact) and the devnet/test USDC (Circle's, circle-usdc.ts), waiting for receipts.
+ * Deploys the router and the SubscriptionManager (committed artifacts) and the devnet/test USDC (Circle's, circle-usdc.ts), waiting for receipts.
  * Transactions from one account may be sent back to back with explicit nonces so a
  * devnet with 1-second blocks is set up in a couple of blocks rather than one block per transaction.
  */
-import { getAddress, type Address, type Hash, type Hex } from 'viem';
+import { getAddress, getContractAddress, type Address, type Hash, type Hex } from 'viem';
 import { paymentRouterAbi, paymentRouterBytecode } from './artifacts/PaymentRouter.js';
+import { subscriptionManagerAbi, subscriptionManagerBytecode } from './artifacts/SubscriptionManager.js';
 import { awaitAll, sendCircleUsdcDeployment, sendCircleUsdcMints, type CircleRoles } from './circle-usdc.js';
 import type { ChainPublicClient, ChainWalletClient } from './clients.js';
 
@@ -46,25 +47,50 @@ export async function deployRouter(p: DeployRouterParams): Promise<Address> {
   return contractAddressOf(p.publicClient, hash, 'PaymentRouter', p.confirmations);
 }
 
+/** Sends the SubscriptionManager's deployment for `router` (its constructor reads nothing, so the router need not
+ *  be mined yet); returns the transaction hash. */
+export function sendSubscriptionManagerDeployment(p: DeployClients & { router: Address; nonce?: number }): Promise<Hash> {
+  return p.walletClient.deployContract({ abi: subscriptionManagerAbi, bytecode: subscriptionManagerBytecode, args: [p.router], nonce: p.nonce });
+}
+
+export async function deploySubscriptionManager(p: DeployClients & { router: Address; nonce?: number; confirmations?: number }): Promise<Address> {
+  return contractAddressOf(p.publicClient, await sendSubscriptionManagerDeployment(p), 'SubscriptionManager', p.confirmations);
+}
+
+/** The router's owner (the wallet's account) registers `module` with setModule(module, true). Fixed gas, so it can be
+ *  sent before the module's deployment is mined. */
+export function sendRegisterModule(p: DeployClients & { router: Address; module: Address; nonce?: number }): Promise<Hash> {
+  return p.walletClient.writeContract({ address: p.router, abi: paymentRouterAbi, functionName: 'setModule', args: [p.module, true], gas: 100_000n, nonce: p.nonce });
+}
+
 /**
  * Devnet / test setup in a few blocks: Circle's USDC (circle-usdc.ts) and the router deployed back to back
  * (consecutive nonces, fixed gas), then `usdcEach` minted to every buyer by the wallet's account, which owns
- * the router and the token and is the token's master minter and minter. `roles`: the token's proxy admin,
+ * the router and the token and is the token's master minter and minter; then the SubscriptionManager, which the
+ * owner registers on the router with setModule. `roles`: the token's proxy admin,
  * pauser, blacklister and lost-and-found (the proxy admin must be another account).
  */
 export async function deployDevStack(
   p: DeployClients & {
     signer: Address; operator: Address; treasury: Address; buyers: readonly Address[]; usdcEach: bigint; reserveHoldSeconds?: bigint; roles: CircleRoles;
   },
-): Promise<{ usdc: Address; router: Address }> {
+): Promise<{ usdc: Address; router: Address; subscriptionManager: Address }> {
   const owner = p.walletClient.account.address;
   const nonce = await p.publicClient.getTransactionCount({ address: owner, blockTag: 'pending' });
   const sent = await sendCircleUsdcDeployment(p.walletClient, p.roles, nonce);
   const mints = await sendCircleUsdcMints(p.walletClient, sent.usdc, p.buyers, p.usdcEach, sent.nextNonce);
-  const router = await deployRouter({ ...p, owner, nonce: sent.nextNonce + p.buyers.length });
+  const routerNonce = sent.nextNonce + p.buyers.length;
+  const router = await deployRouter({ ...p, owner, nonce: routerNonce });
+  const subscriptionManager = getContractAddress({ from: owner, nonce: BigInt(routerNonce + 1) });
+  const managerHash = await sendSubscriptionManagerDeployment({ ...p, router, nonce: routerNonce + 1 });
+  const registered = await sendRegisterModule({ ...p, router, module: subscriptionManager, nonce: routerNonce + 2 });
   await awaitAll(p.publicClient, sent.hashes, 'USDC deployment');
   await awaitAll(p.publicClient, mints, 'USDC mint');
-  return { usdc: sent.usdc, router };
+  if ((await contractAddressOf(p.publicClient, managerHash, 'SubscriptionManager')) !== subscriptionManager) {
+    throw new Error('SubscriptionManager deployed at an unexpected address');
+  }
+  await awaitAll(p.publicClient, [registered], 'setModule(SubscriptionManager)');
+  return { usdc: sent.usdc, router, subscriptionManager };
 }
 
 /**

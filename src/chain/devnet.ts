@@ -1,6 +1,6 @@
 /**
  * The zero-configuration devnet (DESIGN §2): anvil with chain id 84532 and 1-second blocks, Circle's USDC
- * (FiatTokenV2_2 behind FiatTokenProxy, circle-usdc.ts) and the PaymentRouter deployed, anvil's well-known dev accounts funded with test USDC, and service secrets
+ * (FiatTokenV2_2 behind FiatTokenProxy, circle-usdc.ts), the PaymentRouter and its SubscriptionManager module deployed, anvil's well-known dev accounts funded with test USDC, and service secrets
  * generated once. Everything lives in dataDir and is reused on the next start (same addresses).
  */
 import { randomBytes } from 'node:crypto';
@@ -10,6 +10,7 @@ import { getAddress, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { startAnvil, type AnvilHandle } from './anvil.js';
 import { paymentRouterAbi, paymentRouterBytecode } from './artifacts/PaymentRouter.js';
+import { subscriptionManagerBytecode } from './artifacts/SubscriptionManager.js';
 import { DEVNET_CHAIN_ID, makeAnvilClient, makePublicClient, makeWalletClient, type ChainPublicClient } from './clients.js';
 import { isCircleUsdc } from './circle-usdc.js';
 import { deployDevStack, runsArtifact } from './deploy.js';
@@ -21,6 +22,8 @@ export type DevnetInfo = {
   rpc_url: string;
   usdc: Address;
   router: Address;
+  /** The router's registered SubscriptionManager module (spend permissions, recurring charges). */
+  subscription_manager: Address;
   /** A block at or just before the router deployment: where an indexer with no cursor starts. */
   router_deploy_block: number;
   service_treasury: Address;
@@ -134,7 +137,17 @@ async function whyUnusable(client: ChainPublicClient, prev: DevnetInfo, signer: 
   // A router deployed from older sources (e.g. before PayOrder.captureDeadline) cannot verify what the service signs now.
   if (!runsArtifact(codes.router!, paymentRouterBytecode)) return `the router at ${prev.router} runs other bytecode than src/chain/artifacts/PaymentRouter.ts (compiler metadata differs: deployed from older sources)`;
   const ok = await client.readContract({ address: prev.router, abi: paymentRouterAbi, functionName: 'isSigner', args: [signer] });
-  return ok ? null : 'router does not know the devnet signer';
+  if (!ok) return 'router does not know the devnet signer';
+  return whyManagerUnusable(client, prev);
+}
+
+/** The SubscriptionManager must exist (a devnet made before subscriptions has none), run the artifact and be registered. */
+async function whyManagerUnusable(client: ChainPublicClient, prev: DevnetInfo): Promise<string | null> {
+  if (!prev.subscription_manager) return 'no subscription manager (a devnet made before subscriptions)';
+  const code = await client.getCode({ address: prev.subscription_manager });
+  if (!code || !runsArtifact(code, subscriptionManagerBytecode)) return `the subscription manager at ${prev.subscription_manager} runs other bytecode than src/chain/artifacts/SubscriptionManager.ts`;
+  const registered = await client.readContract({ address: prev.router, abi: paymentRouterAbi, functionName: 'isModule', args: [prev.subscription_manager] });
+  return registered ? null : `the subscription manager at ${prev.subscription_manager} is not a module of the router`;
 }
 
 /** The token's pauser and blacklister: funded so they can act on the devnet. */
@@ -159,7 +172,7 @@ async function deployAll(
   const anvil = makeAnvilClient(rpcUrl);
   for (const address of [deployer.address, operator, ...usdcRoleHolders(s)]) await anvil.setBalance({ address, value: GAS_ETH });
   const startBlock = await client.getBlockNumber(); // at or before the deployment: safe for an indexer
-  const { usdc, router } = await deployDevStack({
+  const { usdc, router, subscriptionManager } = await deployDevStack({
     walletClient: makeWalletClient({ rpcUrl, chainId: DEVNET_CHAIN_ID, devnet: true, account: deployer }),
     publicClient: client,
     signer: privateKeyToAccount(s.signer_private_key).address,
@@ -175,7 +188,7 @@ async function deployAll(
       lostAndFound: treasury,
     },
   });
-  return { usdc, router, router_deploy_block: Number(startBlock), service_treasury: treasury };
+  return { usdc, router, subscription_manager: subscriptionManager, router_deploy_block: Number(startBlock), service_treasury: treasury };
 }
 
 /** `reserveHoldSeconds`: the router's per-order reserve hold (RESERVE_HOLD_DAYS); default 7 days. */
@@ -207,6 +220,7 @@ export async function startDevnet(opts: { dataDir: string; port: number; log?: D
       rpc_url: anvil.rpcUrl,
       usdc: getAddress(deployed.usdc),
       router: getAddress(deployed.router),
+      subscription_manager: getAddress(deployed.subscription_manager),
       router_deploy_block: deployed.router_deploy_block,
       service_treasury: getAddress(deployed.service_treasury),
       admin_token: secrets.admin_token,

@@ -5,6 +5,7 @@ import { hashDomain, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { paymentRouterAbi, paymentRouterBytecode } from '../../src/chain/artifacts/PaymentRouter.js';
+import { subscriptionManagerAbi } from '../../src/chain/artifacts/SubscriptionManager.js';
 import { runsArtifact } from '../../src/chain/deploy.js';
 import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
 import { makeAnvilClient, makePublicClient, makeWalletClient } from '../../src/chain/clients.js';
@@ -59,6 +60,9 @@ describe('devnet', () => {
     const signer = privateKeyToAccount(secrets.signerPrivateKey);
     const signature = await signPayOrder(signer, 84532, first.router, msg);
     await mineAndWait(await wallet.writeContract({ address: first.router, abi: paymentRouterAbi, functionName: 'payOrder', args: [msg, signature] }));
+    // The SubscriptionManager is deployed for this router and registered as its module.
+    expect(await client.readContract({ address: first.router, abi: paymentRouterAbi, functionName: 'isModule', args: [first.subscription_manager] })).toBe(true);
+    expect(await client.readContract({ address: first.subscription_manager, abi: subscriptionManagerAbi, functionName: 'router' })).toBe(first.router);
     const headBefore = await client.getBlockNumber();
     await running.stop();
     running = null;

@@ -23,6 +23,8 @@ export type TestChain = {
   chainId: number;
   usdc: Address;
   router: Address;
+  /** The router's registered SubscriptionManager module. */
+  subscriptionManager: Address;
   /** Service signer (authorised on the router). */
   signer: LocalAccount;
   operator: LocalAccount;
@@ -61,7 +63,7 @@ export async function startTestChain(opts: { buyers?: number; chainId?: number }
     for (const a of [owner, operator, roles.pauser, roles.blacklister, ...buyers]) await anvil.setBalance({ address: a.address, value: 10n ** 21n });
 
     const walletClientFor = (account: LocalAccount) => makeWalletClient({ rpcUrl, chainId, devnet: true, account });
-    const { usdc, router } = await deployDevStack({
+    const { usdc, router, subscriptionManager } = await deployDevStack({
       walletClient: walletClientFor(owner),
       publicClient,
       signer: signer.address,
@@ -83,6 +85,7 @@ export async function startTestChain(opts: { buyers?: number; chainId?: number }
       chainId,
       usdc,
       router,
+      subscriptionManager,
       signer,
       operator,
       owner,
