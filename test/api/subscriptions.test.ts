@@ -135,7 +135,7 @@ describe('POST /v1/subscriptions/authorize/{token}', () => {
     expect(o).toMatchObject({ state: 'pending_payment', amount: 9_990_000n, payer_address: s.account.address, subscription_period: 0 });
     const split = computeSplit(9_990_000n, h.config.serviceFeeBps, 300, 2000);
     expect([o.service_fee, o.platform_fee, o.reserve_hold]).toEqual([split.serviceFee, split.platformFee, split.reserveHold]);
-    const tx = await h.db.selectFrom('operator_txs').selectAll().where('purpose', '=', 'subscription_charge').where('ref_id', '=', o.id).executeTakeFirstOrThrow();
+    const tx = await (h.db as any).selectFrom('operator_txs').selectAll().where('purpose', '=', 'subscription_charge').where('ref_id', '=', o.id).executeTakeFirstOrThrow();
     expect(tx.to_address).toBe(MANAGER);
     const call = decodeFunctionData({ abi: subscriptionManagerAbi, data: tx.calldata as Hex });
     expect(call.functionName).toBe('charge');
@@ -234,7 +234,7 @@ describe('charges, dunning and the chain\'s events', () => {
       await outcome(o.id, 'rejected');
     }
     expect(await sub(s.id)).toMatchObject({ state: 'canceled', cancel_reason: 'payment_failed', next_charge_at: null });
-    const revoke = await h.db.selectFrom('operator_txs').selectAll().where('purpose', '=', 'subscription_revoke').where('ref_id', '=', s.id).execute();
+    const revoke = await (h.db as any).selectFrom('operator_txs').selectAll().where('purpose', '=', 'subscription_revoke').where('ref_id', '=', s.id).execute();
     expect(revoke).toHaveLength(1);
     expect(decodeFunctionData({ abi: subscriptionManagerAbi, data: revoke[0]!.calldata as Hex }).args).toEqual([s.permission_hash]);
     expect(await h.db.selectFrom('orders').select('id').where('subscription_id', '=', s.id).where('state', '=', 'failed').execute()).toHaveLength(4);
@@ -265,7 +265,7 @@ describe('charges, dunning and the chain\'s events', () => {
     const now = await active();
     const c = await h.request('POST', `/v1/subscriptions/${now.sub.id}/cancel`, { key: p.secretKey, body: {} });
     expect(c.body).toMatchObject({ state: 'canceled', cancel_reason: 'canceled_by_platform' });
-    expect(await h.db.selectFrom('operator_txs').select('id').where('purpose', '=', 'subscription_revoke').where('ref_id', '=', now.sub.id).execute()).toHaveLength(1);
+    expect(await (h.db as any).selectFrom('operator_txs').select('id').where('purpose', '=', 'subscription_revoke').where('ref_id', '=', now.sub.id).execute()).toHaveLength(1);
     expect((await h.request('POST', `/v1/subscriptions/${now.sub.id}/cancel`, { key: p.secretKey, body: {} })).status).toBe(409);
     expect(await eventsOf(now.sub.id)).toContain('subscription.canceled');
   });
