@@ -31,13 +31,13 @@ const cancel = createRoute({
 const readAuthorization = createRoute({
   method: 'get', path: '/v1/subscriptions/authorize/{token}', tags: ['Subscriptions'], summary: 'What the payer signs (public; for the hosted page)',
   ...access.public(), request: { params: SubscriptionTokenParams },
-  responses: { 200: jsonResponse(PublicSubscriptionAuthorization, 'Terms, typed data and allowance'), ...errors(404, 429) },
+  responses: { 200: jsonResponse(PublicSubscriptionAuthorization, 'Terms, typed data and allowance'), ...errors(401, 404, 429) },
 });
 const authorize = createRoute({
   method: 'post', path: '/v1/subscriptions/authorize/{token}', tags: ['Subscriptions'], summary: 'Authorize a subscription with the payer\'s signature (public)',
   description: 'Verifies the SpendPermission signature (EOA, ERC-1271, ERC-6492), stores it and activates the subscription; the first charge is queued at once.',
   ...access.public(), request: { params: SubscriptionTokenParams, body: jsonBody(AuthorizeSubscriptionRequest) },
-  responses: { 200: jsonResponse(Subscription, 'The subscription, active'), ...errors(400, 404, 409, 413, 422, 429, 503) },
+  responses: { 200: jsonResponse(Subscription, 'The subscription, active'), ...errors(400, 401, 404, 409, 413, 415, 422, 429, 503) },
 });
 
 // The public authorize routes first: /v1/subscriptions/authorize/cancel is a token, never a subscription id.
