@@ -104,7 +104,7 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
     expect(await sub(id)).toMatchObject({ state: 'past_due', failed_attempts: 1 });
     expect((await charges(id))[0]!.state).toBe('failed');
     await t.f.chain.confirm(await t.f.chain.walletClientFor(t.f.chain.buyers[0]!).writeContract({ address: t.f.chain.usdc, abi: erc20Abi, functionName: 'transfer', args: [buyer.address, 5_000_000n] }));
-    await period(3_600);
+    await period(3_600 + 120); // an hour after the failure was delivered, a few blocks after the charge's period began
     expect(await sub(id)).toMatchObject({ state: 'active', failed_attempts: 0, periods_charged: 1 });
     expect((await charges(id)).map((o) => o.state)).toEqual(['failed', 'confirmed']);
   });
@@ -115,36 +115,14 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
     expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
     await period(0);
     for (const wait of [3_600, 86_400, 3 * 86_400]) {
+      // The retry is due `wait` after the failure was delivered (a few blocks after this period's start).
       expect((await sub(id)).state).toBe('past_due');
-      await period(wait);
+      await period(wait + 120);
     }
     const s = await sub(id);
     expect(s).toMatchObject({ state: 'canceled', cancel_reason: 'payment_failed', failed_attempts: 4 });
     expect(await t.f.chain.publicClient.readContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'revoked', args: [s.permission_hash] })).toBe(true);
     expect((await charges(id)).map((o) => o.state)).toEqual(['failed', 'failed', 'failed', 'failed']);
-  });
-
-  it('the payer revokes on chain while the service is stopped; restarted, it is canceled (payer_revoked) and never charged again', async () => {
-    const buyer = await payer(50_000_000n);
-    await approve(buyer, 50_000_000n);
-    const { id, token } = await create('2.00');
-    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
-    await period(0);
-    expect(await sub(id)).toMatchObject({ state: 'active', periods_charged: 1 });
-    // The service is down from here on: the payer's wallet calls revoke(p) with no service involved.
-    await t.f.h.services.operatorTxs.stop();
-    const row = await t.f.h.db.selectFrom('subscriptions').select('permission').where('id', '=', id).executeTakeFirstOrThrow();
-    const p = permissionFromJson(row.permission as never);
-    const hash = await t.f.chain.walletClientFor(buyer).writeContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'revoke', args: [p] });
-    expect(parseEventLogs({ abi: subscriptionManagerAbi, logs: (await t.f.chain.confirm(hash)).logs, eventName: 'PermissionRevoked' })).toHaveLength(1);
-    await t.f.chain.increaseTime(MONTH);
-    await t.f.chain.mine(depth);
-    const restarted = createServices({ config: t.f.h.config, database: t.f.h.database, logger: t.f.h.services.logger, authSecret: 'test-secret-test-secret-test-secret-0123' });
-    await restarted.indexer.runOnce(84532);
-    await sweepSubscriptions(restarted, 84532);
-    expect(await sub(id)).toMatchObject({ state: 'canceled', cancel_reason: 'payer_revoked' });
-    expect(await charges(id)).toHaveLength(1);
-    await restarted.operatorTxs.runOnce(84532);
   });
 
   it('cancel at period end: no charge after the current period, canceled and revoked when it ends', async () => {
@@ -185,5 +163,27 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
     const other = await create('4.00');
     const bad = await authorize(other.token, safe, eoaSign(chain.buyers[0]!));
     expect(bad.status).toBe(422);
+  });
+  it('the payer revokes on chain while the service is stopped; restarted, it is canceled (payer_revoked) and never charged again', async () => {
+    const buyer = await payer(50_000_000n);
+    await approve(buyer, 50_000_000n);
+    const { id, token } = await create('2.00');
+    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
+    await period(0);
+    expect(await sub(id)).toMatchObject({ state: 'active', periods_charged: 1 });
+    // The service is down from here on: the payer's wallet calls revoke(p) with no service involved.
+    await t.f.h.services.operatorTxs.stop();
+    const row = await t.f.h.db.selectFrom('subscriptions').select('permission').where('id', '=', id).executeTakeFirstOrThrow();
+    const p = permissionFromJson(row.permission as never);
+    const hash = await t.f.chain.walletClientFor(buyer).writeContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'revoke', args: [p] });
+    expect(parseEventLogs({ abi: subscriptionManagerAbi, logs: (await t.f.chain.confirm(hash)).logs, eventName: 'PermissionRevoked' })).toHaveLength(1);
+    await t.f.chain.increaseTime(MONTH);
+    await t.f.chain.mine(depth);
+    const restarted = createServices({ config: t.f.h.config, database: t.f.h.database, logger: t.f.h.services.logger, authSecret: 'test-secret-test-secret-test-secret-0123' });
+    await restarted.indexer.runOnce(84532);
+    await sweepSubscriptions(restarted, 84532);
+    expect(await sub(id)).toMatchObject({ state: 'canceled', cancel_reason: 'payer_revoked' });
+    expect(await charges(id)).toHaveLength(1);
+    await restarted.operatorTxs.runOnce(84532);
   });
 });
