@@ -81,6 +81,10 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
     }
     const orders = await charges(id);
     expect(orders.map((o) => [o.state, o.subscription_period, o.service_fee, o.platform_fee, o.reserve_hold])).toEqual([0, 1, 2].map((k) => ['confirmed', k, split.serviceFee, split.platformFee, split.reserveHold]));
+    // The ledger has each charge's four legs, as for any payment, with the split's numbers.
+    const ledger = (await t.api('GET', '/v1/balance_transactions?limit=100')).body.data.filter((b: any) => orders.some((o) => o.id === b.order_id));
+    expect(ledger.filter((b: any) => b.type === 'payment_service_fee').map((b: any) => b.amount)).toHaveLength(3);
+    expect(ledger.filter((b: any) => b.type === 'payment_reserve_hold')).toHaveLength(3);
     // The deployed manager's own split(p, amount) agrees with orders/split.ts.
     const p = permissionFromJson((await t.f.h.db.selectFrom('subscriptions').select('permission').where('id', '=', id).executeTakeFirstOrThrow()).permission as never);
     for (const amount of [1n, 999_999n, 10_000_000n, 123_456_789n]) {
