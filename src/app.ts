@@ -23,6 +23,7 @@ import { checkoutRoutes } from './api/routes/checkout.js';
 import { invitationRoutes } from './api/routes/invitations.js';
 import { merchantRoutes } from './api/routes/merchants.js';
 import { orderRoutes } from './api/routes/orders.js';
+import { subscriptionRoutes } from './api/routes/subscriptions.js';
 import { healthRoutes } from './api/routes/health.js';
 import { keyRoutes } from './api/routes/keys.js';
 import { eventRoutes } from './api/routes/events.js';
@@ -114,6 +115,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.use('/x402/:token', cors({ origin: '*', allowHeaders: ['PAYMENT-SIGNATURE', 'Content-Type'], exposeHeaders: ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'] }));
   app.use('/x402/:token', byAddress(['GET']));
   app.use('/x402/:token', limitRelayRefusals({ ...relayRefusals, methods: ['GET'], when: (c) => c.req.header('payment-signature') !== undefined }));
+  // The subscription link's public read and authorization (its signature check may cost an eth_call: also bounded per link).
+  app.use('/v1/subscriptions/authorize/:token', byAddress(['GET', 'POST']));
   app.use('/v1/merchants/invitations/:token', byAddress(['GET']));
   app.use('/v1/merchants/invitations/:token/complete', byAddress(['POST']));
   app.use('/openapi.json', byAddress(['GET']));
@@ -157,6 +160,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.route('/', merchantRoutes);
   app.route('/', orderRoutes);
   app.route('/', checkoutRoutes);
+  app.route('/', subscriptionRoutes);
   app.route('/', relayRoutes);
   app.route('/', x402Routes);
   app.route('/', refundRoutes);

@@ -21,6 +21,8 @@ export type ChainConfig = {
   rpcUrl: string;
   router: Address;
   usdc: Address;
+  /** SUBSCRIPTION_MANAGER_ADDRESS_<id>: the SubscriptionManager registered with the router (setModule); absent: no subscriptions on the chain. */
+  subscriptionManager?: Address | undefined;
   confirmations: number;
   /**
    * The indexer reads up to min(head − confirmations, the block this tag names): the chain's own finality
@@ -134,6 +136,7 @@ function readChains(env: Env): Map<number, ChainConfig> {
       rpcUrl,
       router: read(env, `ROUTER_ADDRESS_${chainId}`, address),
       usdc: read(env, `USDC_ADDRESS_${chainId}`, address),
+      subscriptionManager: read(env, `SUBSCRIPTION_MANAGER_ADDRESS_${chainId}`, address.optional()),
       confirmations: read(env, `CONFIRMATIONS_${chainId}`, int(0, 1000).default(DEFAULT_CONFIRMATIONS[chainId])),
       finality: read(env, `FINALITY_${chainId}`, z.enum(FINALITY_TAGS, { error: 'must be latest, safe or finalized' }).default('safe')),
     });

@@ -34,6 +34,7 @@ import { requestOrderCancel } from './modules/order-cancellation/request.js';
 import { createBalanceService } from './modules/balance/index.js';
 import { createAuthorizationsService } from './modules/authorizations/index.js';
 import { createExportsService } from './modules/exports/index.js';
+import { createSubscriptionsService, subscriptionsFollowOrders } from './modules/subscriptions/index.js';
 
 export type ServiceDeps = {
   config: Config;
@@ -91,6 +92,11 @@ export function createServices(deps: ServiceDeps) {
   const authorizations = createAuthorizationsService({ db, chains, clock, logger, wake: () => operatorTxs.poke('operator') });
   operatorTxs.register('capture', authorizations.outcomeHandlers.capture);
   operatorTxs.register('authorization_void', authorizations.outcomeHandlers.authorization_void);
+  // Subscriptions: charges and operator revocations through the same outbox; subscriptions follow their charges' orders.
+  const subscriptions = createSubscriptionsService({ db, config, chains, clock, logger, orders, tokenDomains, wake: () => operatorTxs.poke('operator') });
+  operatorTxs.register('subscription_charge', subscriptions.outcomeHandlers.subscription_charge);
+  operatorTxs.register('subscription_revoke', subscriptions.outcomeHandlers.subscription_revoke);
+  orderTransitions.subscribe(subscriptionsFollowOrders(clock));
   const checkout = createCheckoutService({ db, config, chains, orders, gaslessOf: relay.gasless, cache: publicSessions });
   // x402 payments are relays (same budget, cap, bans and outbox); each follows its relay's outcome.
   const x402 = createX402({ db, config, chains, tokenDomains, wake: () => operatorTxs.poke('relayer'), logger, checkout, settleWaitMs: config.x402SettleWaitMs, pollMs: 200 });
@@ -110,6 +116,8 @@ export function createServices(deps: ServiceDeps) {
     BatchSettled: (tx, e) => settlements.applyBatchSettled(tx, e),
     PayOrderCancelled: applyPayOrderCancelledWith(orders, logger),
     RefundCancelled: (tx, e) => refunds.applyRefundCancelled(tx, e),
+    Charged: (tx, e) => subscriptions.applyCharged(tx, e),
+    PermissionRevoked: (tx, e) => subscriptions.applyPermissionRevoked(tx, e),
   };
   // Webhook secrets at rest: WEBHOOK_SEAL_KEYS, else a key derived from the auth secret (modules/webhooks/secrets.ts).
   // BETTER_AUTH_SECRET may list the current secret and previous ones (rotation, docs/security.md).
@@ -144,6 +152,7 @@ export function createServices(deps: ServiceDeps) {
     orders,
     orderTransitions,
     authorizations,
+    subscriptions,
     checkout,
     publicSessions,
     refunds,

@@ -32,6 +32,8 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
         services.logger.warn({ chain_id: rt.chainId, err: describeError(err) }, 'order expiry pass failed'));
       await sweepExpiredAuthorizations(services, rt.chainId).catch((err) =>
         services.logger.warn({ chain_id: rt.chainId, err: describeError(err) }, 'authorization expiry pass failed'));
+      await sweepSubscriptions(services, rt.chainId).catch((err) =>
+        services.logger.warn({ chain_id: rt.chainId, err: describeError(err) }, 'subscription charge pass failed'));
     }
     await services.invitations.expireDue();
   }));
@@ -77,4 +79,15 @@ export async function sweepExpiredAuthorizations(services: Services, chainId: nu
   const until = await indexerRepo.indexedUntil(services.database.db, chainId);
   if (!until) return;
   while ((await services.authorizations.voidExpired(chainId, until.time)) > 0);
+}
+
+/**
+ * Subscriptions on the indexed chain clock: charges (and dunning retries) whose time the indexed chain has reached
+ * are queued, and unused links past expires_at expire. Never against the wall clock.
+ */
+export async function sweepSubscriptions(services: Services, chainId: number) {
+  const until = await indexerRepo.indexedUntil(services.database.db, chainId);
+  if (!until) return;
+  while ((await services.subscriptions.expireLinks(chainId, until.time)) > 0);
+  while ((await services.subscriptions.chargeDue(chainId, until.time)) > 0);
 }

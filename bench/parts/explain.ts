@@ -97,7 +97,7 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
       reserve_bps: sm.reserve_bps, service_fee: 250_000n, platform_fee: 1_250_000n, merchant_gross: 23_500_000n, reserve_hold: 2_350_000n,
       merchant_available: 21_150_000n, metadata: '{}', state: 'pending_payment' as const, pay_to: '0x' + '2'.repeat(40), onchain_id: '0x' + 'e'.repeat(64),
       payer_address: null, merchant_wallet: sm.merchant_wallet, platform_wallet: sm.platform_wallet, eip712: '{}', signature: '0x' + '3'.repeat(130),
-      deadline_at: new Date(Date.now() + 3_600_000), checkout_session_id: null, capture_method: 'automatic' as const, capture_before: null,
+      deadline_at: new Date(Date.now() + 3_600_000), checkout_session_id: null, capture_method: 'automatic' as const, capture_before: null, subscription_id: null, subscription_period: null,
     };
 
     let captured: CompiledQuery | null = null;

@@ -9,6 +9,7 @@ import type {
   ListWebhookEndpointsParams, Me, Merchant, MerchantInvitation, Order, OrderSummary, PublicCheckoutSession, PublicInvitation,
   GaslessUsage, Relay, RelayParams,
   ReplayWebhookEventsParams, RetrieveInvitationParams, Refund, Settlement, WebhookDelivery, WebhookEndpoint, WebhookReplay,
+  AuthorizeSubscriptionParams, CancelSubscriptionParams, CreateSubscriptionParams, ListSubscriptionsParams, PublicSubscriptionAuthorization, Subscription,
 } from './types.js';
 
 /** Sub-merchants: direct creation (wallet known) and lookups by id or external_id. */
@@ -102,6 +103,35 @@ class CheckoutSessions {
   /** Public: relays the buyer's signature of the session's `gasless.typed_data` (what the hosted page does). */
   relay(sessionToken: string, params: RelayParams, o?: RequestOptions) {
     return this.core.request<Relay>('POST', `/v1/checkout/sessions/${segment(sessionToken)}/relay`, { ...o, body: params });
+  }
+}
+
+/**
+ * Subscriptions: send the payer to `url` (or build a page on `retrieveAuthorization`); each period's charge is an order
+ * (order.confirmed, subscription_id set); listen for subscription.activated / past_due / canceled.
+ */
+class Subscriptions {
+  constructor(private readonly core: Core) {}
+  create(params: CreateSubscriptionParams, o?: RequestOptions) {
+    return this.core.request<Subscription>('POST', '/v1/subscriptions', { ...o, body: params });
+  }
+  retrieve(id: string, o?: RequestOptions) {
+    return this.core.request<Subscription>('GET', `/v1/subscriptions/${segment(id)}`, o);
+  }
+  list(params: ListSubscriptionsParams = {}, o?: RequestOptions): ListResult<Subscription> {
+    return this.core.list<Subscription>('/v1/subscriptions', params, o);
+  }
+  /** At once (the permission is revoked on chain), or `{ at_period_end: true }`. */
+  cancel(id: string, params: CancelSubscriptionParams = {}, o?: RequestOptions) {
+    return this.core.request<Subscription>('POST', `/v1/subscriptions/${segment(id)}/cancel`, { ...o, body: params });
+  }
+  /** Public read by link token (sub_live_…): terms, the SpendPermission typed data and the allowance to give. */
+  retrieveAuthorization(token: string, o?: RequestOptions) {
+    return this.core.request<PublicSubscriptionAuthorization>('GET', `/v1/subscriptions/authorize/${segment(token)}`, o);
+  }
+  /** Public: the payer's signature of the permission; activates the subscription and queues the first charge. */
+  authorize(token: string, params: AuthorizeSubscriptionParams, o?: RequestOptions) {
+    return this.core.request<Subscription>('POST', `/v1/subscriptions/authorize/${segment(token)}`, { ...o, body: params });
   }
 }
 
@@ -211,6 +241,7 @@ export class Trisettle {
   readonly invitations: Invitations;
   readonly orders: Orders;
   readonly checkoutSessions: CheckoutSessions;
+  readonly subscriptions: Subscriptions;
   readonly refunds: Refunds;
   readonly settlements: Settlements;
   readonly webhookEndpoints: WebhookEndpoints;
@@ -225,6 +256,7 @@ export class Trisettle {
     this.invitations = new Invitations(core);
     this.orders = new Orders(core);
     this.checkoutSessions = new CheckoutSessions(core);
+    this.subscriptions = new Subscriptions(core);
     this.refunds = new Refunds(core);
     this.settlements = new Settlements(core);
     this.webhookEndpoints = new WebhookEndpoints(core);

@@ -71,6 +71,14 @@ export type CaptureOrderParams = Schemas['CaptureOrderRequest'];
 export type RelayParams = BodyOf<'/v1/orders/{id}/relay', 'post'>;
 export type ListOrdersParams = QueryOf<'/v1/orders', 'get'>;
 export type CreateCheckoutSessionParams = BodyOf<'/v1/checkout/sessions', 'post'>;
+export type Subscription = Schemas['Subscription'];
+export type SubscriptionState = Subscription['state'];
+export type PublicSubscriptionAuthorization = Schemas['PublicSubscriptionAuthorization'];
+export type CreateSubscriptionParams = BodyOf<'/v1/subscriptions', 'post'>;
+export type ListSubscriptionsParams = QueryOf<'/v1/subscriptions', 'get'>;
+export type CancelSubscriptionParams = Schemas['CancelSubscriptionRequest'];
+/** The payer's signature of the public read's `typed_data` (with its message.start), and an optional EIP-2612 permit to the manager. */
+export type AuthorizeSubscriptionParams = BodyOf<'/v1/subscriptions/authorize/{token}', 'post'>;
 export type CreateRefundParams = BodyOf<'/v1/refunds', 'post'>;
 export type ListRefundsParams = QueryOf<'/v1/refunds', 'get'>;
 export type ListSettlementsParams = QueryOf<'/v1/settlements', 'get'>;

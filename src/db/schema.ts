@@ -152,12 +152,69 @@ export interface OrdersTable {
   void_reason: VoidReason | null;
   voided_at: NullableTimestamp;
   void_tx_hash: string | null;
+  // Subscriptions (migration 029): the subscription and period a charge order pays.
+  subscription_id: Generated<string | null>;
+  subscription_period: Generated<number | null>;
 }
 
 export type CaptureMethod = 'automatic' | 'manual';
 export type VoidRequestReason = 'requested' | 'authorization_expired';
 /** Why an authorization ended without a capture: the service's void (asked, or its window ended), or the payer's reclaim. */
 export type VoidReason = VoidRequestReason | 'reclaimed_by_payer';
+
+export type SubscriptionState = 'incomplete' | 'active' | 'past_due' | 'canceled' | 'expired';
+export type SubscriptionInterval = 'day' | 'week' | 'month' | 'year';
+export type SubscriptionCancelReason = 'payment_failed' | 'payer_revoked' | 'canceled_by_platform' | 'ended';
+
+/** Migration 029: a payer's one authorization (SpendPermission) and the schedule of its charges (chain clock). */
+export interface SubscriptionsTable {
+  id: string;
+  platform_id: string;
+  merchant_id: string;
+  merchant_external_id: string;
+  chain_id: number;
+  token: string;
+  token_address: string;
+  manager_address: string;
+  amount: Int8;
+  interval: SubscriptionInterval;
+  interval_count: number;
+  period_seconds: number;
+  max_periods: number | null;
+  service_fee_bps: number;
+  platform_fee_bps: number;
+  reserve_bps: number;
+  merchant_wallet: string;
+  platform_wallet: string;
+  metadata: Json<Record<string, unknown>>;
+  success_url: string | null;
+  cancel_url: string | null;
+  payer_address: string | null;
+  token_hash: string;
+  expires_at: Timestamp;
+  state: SubscriptionState;
+  payer: string | null;
+  permission: Json<Record<string, string>> | null;
+  permission_hash: string | null;
+  payer_signature: string | null;
+  permit: Json<Record<string, string>> | null;
+  start_at: NullableTimestamp;
+  end_at: NullableTimestamp;
+  authorized_at: NullableTimestamp;
+  authorize_failures: Generated<number>;
+  next_period: Generated<number>;
+  next_charge_at: NullableTimestamp;
+  charge_order_id: string | null;
+  failed_attempts: Generated<number>;
+  current_period_start: NullableTimestamp;
+  current_period_end: NullableTimestamp;
+  cancel_at_period_end: Generated<boolean>;
+  cancel_reason: SubscriptionCancelReason | null;
+  canceled_at: NullableTimestamp;
+  revoke_requested_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
 
 export interface CheckoutSessionsTable {
   id: string;
@@ -377,6 +434,7 @@ export interface DB {
   invitations: InvitationsTable;
   orders: OrdersTable;
   checkout_sessions: CheckoutSessionsTable;
+  subscriptions: SubscriptionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -26,11 +26,11 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'plt' | 'mch' | 'inv' | 'ord' | 'cs' | 're' | 'we' | 'evt' | 'key' | 'aud' | 'stl' | 'dlv' | 'req' | 'otx' | 'rly' | 'x402';
+export type IdPrefix = 'plt' | 'mch' | 'inv' | 'ord' | 'cs' | 're' | 'we' | 'evt' | 'key' | 'aud' | 'stl' | 'dlv' | 'req' | 'otx' | 'rly' | 'x402' | 'sub';
 /** Public identifiers: 20 base62 chars ≈ 119 bits; not secrets, only unguessable enough to not enumerate. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${randomBase62(20)}`;
 
-export type SecretPrefix = 'sk_live' | 'pk_live' | 'moi_live' | 'cs_live' | 'whsec';
+export type SecretPrefix = 'sk_live' | 'pk_live' | 'moi_live' | 'cs_live' | 'sub_live' | 'whsec';
 /** Secrets: 32 base62 chars ≈ 190 bits (DESIGN asks ≥ 128). */
 export const newSecret = (prefix: SecretPrefix) => `${prefix}_${randomBase62(32)}`;
 

@@ -111,7 +111,7 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes).toMatchObject({
       bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie' }, admin: { type: 'http', scheme: 'bearer' },
     });
-    const PUBLIC = ['GET /health', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /x402/{token}'];
+    const PUBLIC = ['GET /health', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /x402/{token}', 'GET /v1/subscriptions/authorize/{token}', 'POST /v1/subscriptions/authorize/{token}'];
     // The x402 facilitator endpoints are for a platform's server (the SDK middleware): secret key only.
     const SECRET_ONLY = ['POST /v1/x402/requirements', 'POST /v1/x402/verify', 'POST /v1/x402/settle'];
     for (const { method, path, op } of operations()) {
@@ -335,6 +335,19 @@ describe('responses match the document', () => {
     // Public, but a credential that is sent must be valid.
     await call('GET', `/v1/checkout/sessions/${session.body.session_token}`, { key: 'sk_live_revoked' }, 401);
 
+    // Subscriptions: create, read, the public authorization read and a refusal, cancel.
+    const sub = await call('POST', '/v1/subscriptions', { key, body: { merchant_id: 'doc-shop', chain_id: 84532, token: 'USDC', amount: '4.00', interval: 'month', max_periods: 12 } }, 201);
+    await call('POST', '/v1/subscriptions', { key, body: { merchant_id: 'doc-shop', chain_id: 84532, token: 'USDC', amount: '4.00', interval: 'hour' } }, 422);
+    await call('GET', '/v1/subscriptions?state=incomplete&limit=5', { key }, 200);
+    await call('GET', `/v1/subscriptions/${sub.body.id}`, { key }, 200);
+    await call('GET', '/v1/subscriptions/sub_unknown', { key }, 404);
+    const subToken = (sub.body.url as string).split('/subscribe/')[1]!;
+    await call('GET', `/v1/subscriptions/authorize/${subToken}`, {}, 200);
+    await call('GET', '/v1/subscriptions/authorize/sub_live_unknown', {}, 404);
+    await call('POST', `/v1/subscriptions/authorize/${subToken}`, { body: { payer: WALLETS.merchant, start: 0, signature: `0x${'11'.repeat(65)}` } }, 422);
+    await call('POST', `/v1/subscriptions/${sub.body.id}/cancel`, { key, body: {} }, 200);
+    await call('POST', `/v1/subscriptions/${sub.body.id}/cancel`, { key, body: {} }, 409);
+
     await call('POST', '/v1/refunds', { key, body: { order_id: order.body.id } }, 409);
     await call('GET', '/v1/refunds', { key }, 200);
     await call('GET', '/v1/refunds/re_unknown', { key }, 404);
@@ -400,7 +413,7 @@ describe('responses match the document', () => {
       expect(webhookEvent(body), `${e.type}: ${ajv.errorsText(webhookEvent.errors)}`).toBe(true);
       types.add(e.type);
     }
-    expect([...types].sort()).toEqual(['checkout.session.expired', 'merchant.created', 'order.authorized', 'order.expired', 'order.failed', 'order.voided']);
+    expect([...types].sort()).toEqual(['checkout.session.expired', 'merchant.created', 'order.authorized', 'order.expired', 'order.failed', 'order.voided', 'subscription.canceled', 'subscription.created']);
 
     // Developer tools: endpoint edit, pause, resume, test event, the delivery inspector, event filters.
     const ep2 = await call('POST', '/v1/webhooks/endpoints', { key, body: { url: 'http://127.0.0.1:9/tools', subscribed_events: ['order.expired'] } }, 201);

@@ -8,11 +8,12 @@ import type { Harness } from './harness.js';
  */
 export const FAKE_ROUTER = '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const;
 export const FAKE_USDC = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512' as const;
+export const FAKE_SUBSCRIPTION_MANAGER = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0' as const;
 
 export function fakeChain(): { chains: ChainConfig[]; config: Partial<Config> } {
   const signerPrivateKey = generatePrivateKey();
   return {
-    chains: [{ chainId: 84532, rpcUrl: 'http://127.0.0.1:9', router: FAKE_ROUTER, usdc: FAKE_USDC, confirmations: 1 }],
+    chains: [{ chainId: 84532, rpcUrl: 'http://127.0.0.1:9', router: FAKE_ROUTER, usdc: FAKE_USDC, subscriptionManager: FAKE_SUBSCRIPTION_MANAGER, confirmations: 1 }],
     config: { signerPrivateKey, serviceTreasury: privateKeyToAccount(generatePrivateKey()).address },
   };
 }

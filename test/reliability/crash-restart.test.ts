@@ -140,6 +140,12 @@ const CASES: Record<string, Case> = {
     idOf: (r) => r.body.session_id,
     newest: newestId('checkout_sessions'),
   },
+  'POST /v1/subscriptions': {
+    table: 'subscriptions', status: 201,
+    prepare: async () => ({ method: 'POST', path: '/v1/subscriptions', opts: { key: P.key, body: { merchant_id: P.merchant.external_id, chain_id: 84532, token: 'USDC', amount: '5.00', interval: 'month' } } }),
+    idOf: (r) => r.body.id,
+    newest: newestId('subscriptions'),
+  },
   'POST /v1/refunds': {
     table: 'refunds', status: 201,
     async prepare() {
@@ -197,14 +203,15 @@ const CASES: Record<string, Case> = {
  * Mutations that create nothing and hand out no secret: repeating them after the lapse is harmless
  * (revoking or deleting again, scheduling a delivery again, asking again for a refund's cancellation, which
  * finds it pending and enqueues nothing; asking again for an order's capture or void, which finds one requested and
- * answers 409 invalid_state without enqueuing a second: one open request per order, test/api/charge-later.test.ts).
+ * answers 409 invalid_state without enqueuing a second: one open request per order, test/api/charge-later.test.ts;
+ * canceling a subscription again, which finds it canceled (409) and queues no second revocation: operator_txs_subscription_revoke_once).
  * Editing, pausing and resuming an endpoint set the same values again. Moving the devnet's clock is in this list
  * too though a repeat after the lapse moves it again: it is a devnet-only test helper and its answer says by how much.
  * Rolling a webhook secret is not in this list:
  * a second roll would drop the secret receivers still verify with (checked below on its own).
  */
 const STATE_ONLY = ['POST /v1/developers/keys/{id}/revoke', 'DELETE /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/deliveries/{id}/redeliver', 'POST /v1/webhooks/endpoints/{id}/roll-secret', 'POST /v1/refunds/{id}/cancel', 'POST /v1/webhooks/endpoints/{id}/replay', 'POST /v1/merchants/invitations/{id}/revoke', 'POST /v1/orders/{id}/capture', 'POST /v1/orders/{id}/void',
-  'POST /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/endpoints/{id}/pause', 'POST /v1/webhooks/endpoints/{id}/resume', 'POST /v1/test_helpers/advance_time'];
+  'POST /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/endpoints/{id}/pause', 'POST /v1/webhooks/endpoints/{id}/resume', 'POST /v1/test_helpers/advance_time', 'POST /v1/subscriptions/{id}/cancel'];
 
 /**
  * x402 verify writes nothing; settle is idempotent per payload without an Idempotency-Key (the same payer, nonce and

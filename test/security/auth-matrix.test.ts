@@ -39,6 +39,7 @@ const VALID: Record<string, unknown> = {
   'POST /v1/merchants/invitations': { external_id: 'i_auth', suggested_name: 'Shop', chain_id: 84532 },
   'POST /v1/orders': { merchant_id: 'm_auth', order_no: 'o_auth', chain_id: 84532, token: 'USDC', amount: '1.00' },
   'POST /v1/checkout/sessions': { merchant_id: 'm_auth', order_no: 's_auth', chain_id: 84532, token: 'USDC', amount: '1.00' },
+  'POST /v1/subscriptions': { merchant_id: 'm_auth', chain_id: 84532, token: 'USDC', amount: '1.00', interval: 'month' },
   'POST /v1/refunds': { order_id: 'ord_doesnotmatter00000000' },
   'POST /v1/webhooks/endpoints': { url: 'http://127.0.0.1:9/h', subscribed_events: ['*'] },
   'POST /v1/webhooks/endpoints/{id}/replay': { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' },
@@ -71,7 +72,7 @@ async function expectAll(routes: RouteDef[], o: ReqOpts | ((r: RouteDef) => ReqO
 describe('every guarded route', () => {
   it('is guarded: all but the public reads and invitation completion need a credential', () => {
     const open = apiRoutes(h.app).filter(isPublic).map((r) => r.key).sort();
-    expect(open).toEqual(['GET /health', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /x402/{token}'].sort());
+    expect(open).toEqual(['GET /health', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /x402/{token}', 'GET /v1/subscriptions/authorize/{token}', 'POST /v1/subscriptions/authorize/{token}'].sort());
   });
 
   it('answers 401 unauthenticated without a credential', async () => {

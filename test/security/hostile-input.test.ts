@@ -30,6 +30,9 @@ beforeAll(async () => {
   ids.session = (await h.request('POST', '/v1/checkout/sessions', { key: A.secretKey, body: { merchant_id: m.external_id, order_no: 'fuzz-session', chain_id: 84532, token: 'USDC', amount: '2.00' } })).body.session_token;
   const inv = await h.request('POST', '/v1/merchants/invitations', { key: A.secretKey, body: { external_id: 'm_invited', suggested_name: 'Invited', chain_id: 84532 } });
   ids.token = inv.body.token;
+  const sub = await h.request('POST', '/v1/subscriptions', { key: A.secretKey, body: { merchant_id: m.external_id, chain_id: 84532, token: 'USDC', amount: '3.00', interval: 'week' } });
+  ids.subscription = sub.body.id;
+  ids.subToken = (sub.body.url as string).split('/subscribe/')[1]!;
   ids.endpoint = (await h.request('POST', '/v1/webhooks/endpoints', { key: A.secretKey, body: { url: 'http://127.0.0.1:9/replay', subscribed_events: ['*'] } })).body.id;
 }, 60_000);
 afterAll(() => h?.close());
@@ -45,6 +48,10 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/merchants/invitations/{token}/complete': { auth: 'public', params: () => ({ token: ids.token! }), body: () => ({ wallet: WALLETS.merchant2, name: 'Shop', signature: `0x${'11'.repeat(65)}` }) },
   'POST /v1/orders': { auth: 'secret', body: () => ({ merchant_id: 'm_fuzz', order_no: `o_${Math.random().toString(36).slice(2)}`, chain_id: 84532, token: 'USDC', amount: '12.50', metadata: { sku: 'A' }, expires_in_seconds: 600, capture_method: 'manual', capture_within_seconds: 3600 }) },
   'POST /v1/checkout/sessions': { auth: 'secret', body: () => ({ merchant_id: 'm_fuzz', order_no: `s_${Math.random().toString(36).slice(2)}`, chain_id: 84532, token: 'USDC', amount: '12.50', success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no', payer_address: WALLETS.merchant2, expires_in_seconds: 600, metadata: { sku: 'A' } }) },
+  'POST /v1/subscriptions': { auth: 'secret', body: () => ({ merchant_id: 'm_fuzz', chain_id: 84532, token: 'USDC', amount: '12.50', interval: 'month', interval_count: 2, max_periods: 3, payer_address: WALLETS.merchant2, metadata: { plan: 'pro' }, success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no', expires_in_seconds: 600 }) },
+  'POST /v1/subscriptions/{id}/cancel': { auth: 'secret', params: () => ({ id: ids.subscription! }), body: () => ({ at_period_end: true }) },
+  // start 0 is far outside the signing window: a body the schema accepts is refused (422) before any signature check.
+  'POST /v1/subscriptions/authorize/{token}': { auth: 'public', params: () => ({ token: ids.subToken! }), body: () => ({ payer: WALLETS.merchant2, start: 0, signature: `0x${'11'.repeat(65)}`, permit: { value: '3000000', deadline: '1767225601', signature: `0x${'22'.repeat(65)}` } }) },
   'POST /v1/refunds': { auth: 'secret', body: () => ({ order_id: ids.order!, amount: '1.00', reason: 'damaged', metadata: { ticket: 1 } }) },
   // The order is not authorized: a body the schema accepts is 409 invalid_state, and nothing is written.
   'POST /v1/orders/{id}/capture': { auth: 'secret', params: () => ({ id: ids.order! }), body: () => ({ amount: '1.00' }) },

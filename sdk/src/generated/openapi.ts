@@ -3580,6 +3580,590 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/subscriptions/authorize/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the payer signs (public; for the hosted page) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Terms, typed data and allowance */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PublicSubscriptionAuthorization"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Authorize a subscription with the payer's signature (public)
+         * @description Verifies the SpendPermission signature (EOA, ERC-1271, ERC-6492), stores it and activates the subscription; the first charge is queued at once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AuthorizeSubscriptionRequest"];
+                };
+            };
+            responses: {
+                /** @description The subscription, active */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable (service_unavailable, gasless_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List subscriptions, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1..100 (default 20) */
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    state?: "incomplete" | "active" | "past_due" | "canceled" | "expired";
+                    merchant_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of subscriptions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SubscriptionList"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a subscription: an authorization link the payer signs once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateSubscriptionRequest"];
+                };
+            };
+            responses: {
+                /** @description The subscription (incomplete) with its hosted url */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One subscription */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The subscription */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription, at once or at the end of the current period
+         * @description At once: canceled (canceled_by_platform) and the permission revoked on chain by the operator. at_period_end: no charge after the current period.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description {} or no body cancels at once */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CancelSubscriptionRequest"];
+                };
+            };
+            responses: {
+                /** @description The subscription */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/checkout/sessions/{token}/relay": {
         parameters: {
             query?: never;
@@ -6792,6 +7376,198 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.created
+         * @description A subscription was created (incomplete: its link awaits the payer's authorization). Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.activated
+         * @description The payer authorized it (the first charge is queued), or a charge of a past_due subscription succeeded. Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionActivatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.past_due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.past_due
+         * @description A charge failed without moving money; retries follow at +1 h, +1 day and +3 days (chain clock). Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionPastDueEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.canceled
+         * @description No more charges: cancel_reason canceled_by_platform, payer_revoked, payment_failed or ended. Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionCanceledEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "merchant.created": {
         parameters: {
             query?: never;
@@ -6980,6 +7756,8 @@ export interface components {
             /** @description Base units of the order's reserve the router still holds (0 once released to the merchant or spent on refunds); refunds are paid from it first */
             reserve_remaining: string;
             checkout_session_id: string | null;
+            /** @description The subscription whose period this order charges (sub_…); null for other orders */
+            subscription_id: string | null;
             failure_reason: string | null;
             created_at: string;
             confirmed_at: string | null;
@@ -7207,6 +7985,115 @@ export interface components {
                 object: components["schemas"]["CheckoutSessionEventObject"];
             };
         };
+        /** @description A subscription was created (incomplete: its link awaits the payer's authorization). */
+        SubscriptionCreatedEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subscription.created";
+            created_at: string;
+            data: {
+                object: components["schemas"]["Subscription"];
+            };
+        };
+        Subscription: {
+            /** @example sub_5Qk2Xw9mBv0LcT7rJ1aN */
+            id: string;
+            /** @enum {string} */
+            object: "subscription";
+            /** @enum {string} */
+            state: "incomplete" | "active" | "past_due" | "canceled" | "expired";
+            /** @description The hosted authorization page ({dashboard_url}/subscribe/<token>); only in the creation answer (the token is stored hashed), null elsewhere */
+            url: string | null;
+            merchant_id: string;
+            chain_id: number;
+            token: string;
+            token_address: string;
+            /** @description Per period, human units */
+            amount: string;
+            computed_split: components["schemas"]["ComputedSplit"] & unknown;
+            /**
+             * @description day = 86,400 s, week = 604,800 s, month = 30 days (2,592,000 s), year = 365 days
+             * @enum {string}
+             */
+            interval: "day" | "week" | "month" | "year";
+            interval_count: number;
+            period_seconds: number;
+            max_periods: number | null;
+            /** @description The lock given at creation */
+            payer_address: string | null;
+            /** @description The wallet that authorized it */
+            payer: string | null;
+            manager_address: string;
+            permission_hash: string | null;
+            /** @description End of the authorization link (chain time) */
+            expires_at: string;
+            authorized_at: string | null;
+            current_period_start: string | null;
+            /** @description null until active */
+            current_period_end: string | null;
+            /** @description Chain time of the next charge or dunning retry; null when none is scheduled */
+            next_charge_at: string | null;
+            /** @description Periods charged so far */
+            periods_charged: number;
+            /** @description Failed charges of the current period (dunning) */
+            failed_attempts: number;
+            cancel_at_period_end: boolean;
+            /** @enum {string|null} */
+            cancel_reason: "payment_failed" | "payer_revoked" | "canceled_by_platform" | "ended" | null;
+            canceled_at: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            success_url: string | null;
+            cancel_url: string | null;
+            created_at: string;
+        };
+        /** @description The payer authorized it (the first charge is queued), or a charge of a past_due subscription succeeded. */
+        SubscriptionActivatedEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subscription.activated";
+            created_at: string;
+            data: {
+                object: components["schemas"]["Subscription"];
+            };
+        };
+        /** @description A charge failed without moving money; retries follow at +1 h, +1 day and +3 days (chain clock). */
+        SubscriptionPastDueEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subscription.past_due";
+            created_at: string;
+            data: {
+                object: components["schemas"]["Subscription"];
+            };
+        };
+        /** @description No more charges: cancel_reason canceled_by_platform, payer_revoked, payment_failed or ended. */
+        SubscriptionCanceledEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subscription.canceled";
+            created_at: string;
+            data: {
+                object: components["schemas"]["Subscription"];
+            };
+        };
         /** @description A merchant was created, directly or by completing an invitation. */
         MerchantCreatedEvent: {
             /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
@@ -7315,7 +8202,7 @@ export interface components {
             created_at: string;
         };
         /** @description Any webhook body; switch on `type` */
-        WebhookEvent: components["schemas"]["OrderConfirmedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["OrderAuthorizedEvent"] | components["schemas"]["OrderVoidedEvent"] | components["schemas"]["RefundCompletedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["MerchantCreatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
+        WebhookEvent: components["schemas"]["OrderConfirmedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["OrderAuthorizedEvent"] | components["schemas"]["OrderVoidedEvent"] | components["schemas"]["RefundCompletedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["SubscriptionCreatedEvent"] | components["schemas"]["SubscriptionActivatedEvent"] | components["schemas"]["SubscriptionPastDueEvent"] | components["schemas"]["SubscriptionCanceledEvent"] | components["schemas"]["MerchantCreatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
         Health: {
             ok: boolean;
             env: string;
@@ -7451,13 +8338,13 @@ export interface components {
              */
             url?: string;
             /**
-             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, order.authorized, order.voided, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, merchant.created, settlement.completed, webhook_endpoint.disabled
+             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, order.authorized, order.voided, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, subscription.created, subscription.activated, subscription.past_due, subscription.canceled, merchant.created, settlement.completed, webhook_endpoint.disabled
              * @example [
              *       "order.confirmed",
              *       "refund.completed"
              *     ]
              */
-            subscribed_events?: ("order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
+            subscribed_events?: ("order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "subscription.created" | "subscription.activated" | "subscription.past_due" | "subscription.canceled" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
             /** @description null clears it */
             description?: string | null;
         };
@@ -7521,13 +8408,13 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, order.authorized, order.voided, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, merchant.created, settlement.completed, webhook_endpoint.disabled
+             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, order.authorized, order.voided, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, subscription.created, subscription.activated, subscription.past_due, subscription.canceled, merchant.created, settlement.completed, webhook_endpoint.disabled
              * @example [
              *       "order.confirmed",
              *       "refund.completed"
              *     ]
              */
-            subscribed_events: ("order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
+            subscribed_events: ("order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "subscription.created" | "subscription.activated" | "subscription.past_due" | "subscription.canceled" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
             description?: string;
         };
         WebhookEndpointList: {
@@ -7590,7 +8477,7 @@ export interface components {
              * @example order.confirmed
              * @enum {string}
              */
-            type: "order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
+            type: "order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "subscription.created" | "subscription.activated" | "subscription.past_due" | "subscription.canceled" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
             created_at: string;
             /** @description The resource the event is about, as the API returns it (orders carry their metadata, payer and tx hash); see the webhooks section for the shape per type */
             data: {
@@ -7974,6 +8861,165 @@ export interface components {
             /** @description gas used × effective gas price, paid by the relayer (wei, decimal string) */
             gas_cost_wei: string | null;
             created_at: string;
+        };
+        PublicSubscriptionAuthorization: {
+            id: string;
+            /** @enum {string} */
+            object: "subscription_authorization";
+            /** @enum {string} */
+            state: "incomplete" | "active" | "past_due" | "canceled" | "expired";
+            expires_at: string;
+            merchant: {
+                name: string;
+            };
+            platform: {
+                name: string;
+            };
+            amount: string;
+            computed_split: components["schemas"]["ComputedSplit"];
+            /**
+             * @description day = 86,400 s, week = 604,800 s, month = 30 days (2,592,000 s), year = 365 days
+             * @enum {string}
+             */
+            interval: "day" | "week" | "month" | "year";
+            interval_count: number;
+            period_seconds: number;
+            max_periods: number | null;
+            payer_address: string | null;
+            success_url: string | null;
+            cancel_url: string | null;
+            chain: {
+                chain_id: number;
+                name: string;
+                rpc_url: string | null;
+                confirmations_required: number;
+            };
+            token: {
+                symbol: string;
+                address: string;
+            };
+            manager_address: string;
+            router_address: string;
+            /** @description The SpendPermission to sign (eth_signTypedData_v4): set message.payer to the signing wallet; POST message.start back as `start` */
+            typed_data: {
+                domain: {
+                    [key: string]: unknown;
+                };
+                types: {
+                    [key: string]: {
+                        name: string;
+                        type: string;
+                    }[];
+                };
+                primary_type: string;
+                message: {
+                    [key: string]: unknown;
+                };
+            };
+            allowance: {
+                /** @description The manager (never the router) */
+                spender: string;
+                /** @description Base units to allow: amount × min(max_periods, 12) */
+                amount: string;
+                periods_covered: number;
+                permit: {
+                    /** @description EIP-2612 Permit: fill message.owner and message.nonce (the token's nonces(owner)) */
+                    typed_data: {
+                        domain: {
+                            [key: string]: unknown;
+                        };
+                        types: {
+                            [key: string]: {
+                                name: string;
+                                type: string;
+                            }[];
+                        };
+                        primary_type: string;
+                        message: {
+                            [key: string]: unknown;
+                        };
+                    };
+                } | null;
+                approve: {
+                    to: string;
+                    data: string;
+                    function: string;
+                };
+            };
+        };
+        AuthorizeSubscriptionRequest: {
+            /**
+             * @description EVM address; returned checksummed
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            payer: string;
+            /** @description message.start of the typed data signed (unix seconds, as the GET gave it) */
+            start: number;
+            /** @description EIP-712 signature of the SpendPermission: EOA, ERC-1271 or ERC-6492 (counterfactual wallet) */
+            signature: string;
+            /** @description EIP-2612 permit to the manager, used by the first charge (else an approve must be in place) */
+            permit?: {
+                /** @description Base units the permit allows the manager */
+                value: string;
+                /** @description Unix seconds */
+                deadline: string;
+                /** @description 65-byte EIP-2612 signature of the payer (EOA) */
+                signature: string;
+            };
+        };
+        CreateSubscriptionRequest: {
+            /** @description The external_id assigned at onboarding */
+            merchant_id: string;
+            /**
+             * @example 84532
+             * @enum {integer}
+             */
+            chain_id: 84532 | 8453;
+            /**
+             * @description Only USDC is supported
+             * @enum {string}
+             */
+            token: "USDC";
+            /**
+             * @description Charged each period, human units (USDC)
+             * @example 25.00
+             */
+            amount: string;
+            /**
+             * @description day = 86,400 s, week = 604,800 s, month = 30 days (2,592,000 s), year = 365 days
+             * @enum {string}
+             */
+            interval: "day" | "week" | "month" | "year";
+            /** @description Periods of `interval` per charge, 1..12 (default 1) */
+            interval_count?: number;
+            /** @description Charges at most this many periods (the permission ends after them); absent: until canceled */
+            max_periods?: number;
+            /**
+             * @description Only this wallet may authorize the subscription
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            payer_address?: string;
+            /** @description Free JSON object, up to 5 KB; echoed in webhooks */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** Format: uri */
+            success_url?: string;
+            /** Format: uri */
+            cancel_url?: string;
+            /** @description Life of the authorization link, default 86400 (24 h), max 604800 */
+            expires_in_seconds?: number;
+        };
+        SubscriptionList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Subscription"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        CancelSubscriptionRequest: {
+            /** @description true: charge no more and cancel when the current period ends; default: at once */
+            at_period_end?: boolean;
         };
         RelayRequest: {
             /**

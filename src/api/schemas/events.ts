@@ -3,6 +3,7 @@ import { Merchant } from '../../modules/merchants/schemas.js';
 import { Order, OrderStateSchema } from '../../modules/orders/schemas.js';
 import { Refund } from '../../modules/refunds/schemas.js';
 import { Settlement } from '../../modules/settlements/schemas.js';
+import { Subscription } from '../../modules/subscriptions/schemas.js';
 import { WebhookEndpoint } from '../../modules/webhooks/schemas.js';
 import { EVENT_TYPES, type EventType } from '../../modules/events/types.js';
 
@@ -55,6 +56,10 @@ const OBJECT_OF = {
   'refund.failed': [RefundEventObject, 'RefundFailedEvent', 'The refund can no longer be executed (its signature expired).'],
   'checkout.session.completed': [CheckoutSessionEventObject, 'CheckoutSessionCompletedEvent', 'The session\'s order was confirmed (or, for capture_method manual, authorized).'],
   'checkout.session.expired': [CheckoutSessionEventObject, 'CheckoutSessionExpiredEvent', 'The session expired unpaid (its order expired with it).'],
+  'subscription.created': [Subscription, 'SubscriptionCreatedEvent', 'A subscription was created (incomplete: its link awaits the payer\'s authorization).'],
+  'subscription.activated': [Subscription, 'SubscriptionActivatedEvent', 'The payer authorized it (the first charge is queued), or a charge of a past_due subscription succeeded.'],
+  'subscription.past_due': [Subscription, 'SubscriptionPastDueEvent', 'A charge failed without moving money; retries follow at +1 h, +1 day and +3 days (chain clock).'],
+  'subscription.canceled': [Subscription, 'SubscriptionCanceledEvent', 'No more charges: cancel_reason canceled_by_platform, payer_revoked, payment_failed or ended.'],
   'merchant.created': [Merchant, 'MerchantCreatedEvent', 'A merchant was created, directly or by completing an invitation.'],
   'settlement.completed': [Settlement, 'SettlementCompletedEvent', 'A reserve-release batch carrying your orders was confirmed on chain.'],
   'webhook_endpoint.disabled': [WebhookEndpoint, 'WebhookEndpointDisabledEvent', 'An endpoint was disabled: it kept failing without a success for WEBHOOK_DISABLE_AFTER_DAYS (default 5), or answered 410.'],

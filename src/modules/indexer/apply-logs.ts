@@ -16,7 +16,7 @@ type Item = { kind: 'router'; log: RouterLog; key: string; funder?: Address } | 
 
 const onchainIdOf = (log: RouterLog): string | null => {
   const a = log.args as Record<string, unknown>;
-  return (a.orderId ?? a.refundId ?? a.batchId ?? null) as string | null;
+  return (a.orderId ?? a.refundId ?? a.batchId ?? a.permissionHash ?? null) as string | null;
 };
 
 /** Router logs and unmatched transfers of a range, each with its event key, in chain order. */

@@ -33,6 +33,8 @@ const decode: { [N in OneByOne]: (log: LogOf<N>, c: Ctx) => Parameters<ChainEven
     ({ chainId: c.chainId, txHash, batchOnchainId: a.batchId, orderCount: a.orderCount, totalReleased: a.totalReleased, blockTime: c.blockTime }),
   PayOrderCancelled: ({ args: a, transactionHash: txHash }, c) => ({ chainId: c.chainId, txHash, orderOnchainId: a.orderId, blockTime: c.blockTime }),
   RefundCancelled: ({ args: a, transactionHash: txHash }, c) => ({ chainId: c.chainId, txHash, refundOnchainId: a.refundId, blockTime: c.blockTime }),
+  Charged: ({ args: a, transactionHash: txHash }, c) => ({ chainId: c.chainId, txHash, ...a, blockTime: c.blockTime }),
+  PermissionRevoked: ({ args: a, transactionHash: txHash }, c) => ({ chainId: c.chainId, txHash, ...a, blockTime: c.blockTime }),
 };
 
 /**

@@ -1,5 +1,6 @@
 import { getAbiItem, parseAbiItem, type Hex, type Log } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
+import { subscriptionManagerAbi } from '../../chain/subscription-manager-abi.js';
 
 /** The router events the indexer reads (DESIGN §6): payments, authorizations (charge later: held, captured, voided,
  * reclaimed), refunds, reserve releases, batches, cancellations, the owner's recoveries and the service treasury's
@@ -20,10 +21,16 @@ export const INDEXED_EVENTS = [
   getAbiItem({ abi: paymentRouterAbi, name: 'ServiceTreasuryUpdated' }),
 ] as const;
 
+/** The SubscriptionManager's events (read at its own address where SUBSCRIPTION_MANAGER_ADDRESS_<chain> is set). */
+export const MANAGER_EVENTS = [
+  getAbiItem({ abi: subscriptionManagerAbi, name: 'Charged' }),
+  getAbiItem({ abi: subscriptionManagerAbi, name: 'PermissionRevoked' }),
+] as const;
+
 /** The USDC token's Transfer, read with `to = router` (money sent to the router, by the router's pull or not). */
 export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
-export type RouterLog = Log<bigint, number, false, (typeof INDEXED_EVENTS)[number], true>;
+export type RouterLog = Log<bigint, number, false, (typeof INDEXED_EVENTS)[number] | (typeof MANAGER_EVENTS)[number], true>;
 export type TransferLog = Log<bigint, number, false, typeof TRANSFER_EVENT, true>;
 
 export type { OrderPaidEvent } from '../orders/paid-event.js';
@@ -50,6 +57,10 @@ export function routerEventKey(log: RouterLog, ordinal: number): string {
       return `${log.eventName}:${id(a.refundId)}`;
     case 'BatchSettled':
       return `BatchSettled:${id(a.batchId)}`;
+    case 'Charged':
+      return `Charged:${id(a.orderId)}`;
+    case 'PermissionRevoked':
+      return `PermissionRevoked:${id(a.permissionHash)}`;
     case 'ReserveReleased':
     case 'ReserveReleaseFailed':
       return `${log.eventName}:${id(a.batchId)}:${id(a.orderId)}`;

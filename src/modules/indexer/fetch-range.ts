@@ -1,7 +1,7 @@
 import { isAddressEqual, numberToHex, pad, type Address, type Hex, type RpcLog } from 'viem';
 import type { ChainRuntime } from '../chains/service.js';
 import { logDecoder } from './decode.js';
-import { INDEXED_EVENTS, isRangeError, TRANSFER_EVENT, type RouterLog, type TransferLog } from './events.js';
+import { INDEXED_EVENTS, isRangeError, MANAGER_EVENTS, TRANSFER_EVENT, type RouterLog, type TransferLog } from './events.js';
 
 export const MAX_RANGE = 2_000n;
 /** The first range of a chain; it doubles while ranges stay under TARGET_LOGS. */
@@ -37,19 +37,25 @@ export async function header(rt: ChainRuntime, blockNumber: bigint): Promise<Hea
 
 const routerLogs = logDecoder(INDEXED_EVENTS);
 const transferLogs = logDecoder([TRANSFER_EVENT]);
+const managerLogs = logDecoder(MANAGER_EVENTS);
 
 /** eth_getLogs as JSON-RPC asks it (block numbers in hex), for a decoder's events. */
 const getLogsRaw = (rt: ChainRuntime, address: Address, topics: (Hex | Hex[] | null)[], from: bigint, to: bigint) =>
   rt.logsClient.request({ method: 'eth_getLogs', params: [{ address, topics, fromBlock: numberToHex(from), toBlock: numberToHex(to) }] }) as Promise<RpcLog[]>;
 
-/** The router's events, and USDC transfers to the router (topic 2 = `to`), as two requests read in parallel. */
+/**
+ * The router's events, USDC transfers to the router (topic 2 = `to`) and, where a SubscriptionManager is configured,
+ * its events, as requests read in parallel (the manager's logs join the router's, sorted into chain order later).
+ */
 async function getRange(rt: ChainRuntime, from: bigint, to: bigint) {
-  const [logs, transfers] = await Promise.all([
+  const manager = rt.subscriptionManager;
+  const [logs, transfers, managed] = await Promise.all([
     getLogsRaw(rt, rt.router, [routerLogs.topics], from, to).then((raw) => routerLogs.decode<RouterLog>(rt.router, raw)),
     getLogsRaw(rt, rt.usdc, [transferLogs.topics[0]!, null, pad(rt.router)], from, to)
       .then((raw) => transferLogs.decode<TransferLog>(rt.usdc, raw).filter((t) => isAddressEqual(t.args.to, rt.router))),
+    manager ? getLogsRaw(rt, manager, [managerLogs.topics], from, to).then((raw) => managerLogs.decode<RouterLog>(manager, raw)) : Promise.resolve([]),
   ]);
-  return { logs, transfers };
+  return { logs: managed.length > 0 ? [...logs, ...managed] : logs, transfers };
 }
 
 /** From `logs` found in `span` blocks: the span that holds about TARGET_LOGS, growing at most ×2, within [1, MAX_RANGE]. */

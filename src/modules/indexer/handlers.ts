@@ -2,6 +2,7 @@ import type { Address, Hex } from 'viem';
 import type { Tx } from '../../db/client.js';
 import type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent } from '../orders/authorization-events.js';
 import type { OrderPaidEvent } from './events.js';
+import type { ChargedEvent, PermissionRevokedEvent } from '../subscriptions/apply-manager-events.js';
 
 export type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent };
 
@@ -36,6 +37,10 @@ export type ChainEventHandlers = {
   PayOrderCancelled: (tx: Tx, e: PayOrderCancelledEvent) => Promise<void>;
   /** The operator voided a signed RefundOrder (cancelRefund): it can never execute. */
   RefundCancelled: (tx: Tx, e: RefundCancelledEvent) => Promise<void>;
+  /** The SubscriptionManager's charge of a period (its OrderPaid, same transaction, confirms the order). */
+  Charged: (tx: Tx, e: ChargedEvent) => Promise<void>;
+  /** The SubscriptionManager's revocation of a permission (by the payer, or the operator's revokeAsOperator). */
+  PermissionRevoked: (tx: Tx, e: PermissionRevokedEvent) => Promise<void>;
 };
 
 export type ChainEventName = keyof ChainEventHandlers;

@@ -18,6 +18,7 @@ import { insertPreparedOrder } from './insert.js';
 import { listOrders } from './list-orders.js';
 import type { OrderPaidEvent } from './paid-event.js';
 import { prepareOrder, type Caller, type NewOrderInput } from './prepare.js';
+import { prepareChargeOrder, type ChargeOrderInput } from './prepare-charge.js';
 import type { NewOrderRow, OrderRow } from './repo.js';
 import type { ListOrdersFilters } from './schemas.js';
 import { createSigningMemory } from './signing-memory.js';
@@ -26,6 +27,7 @@ import { ordersSummary } from './summary.js';
 import { transitionOrder } from './transition.js';
 
 export type { Caller, NewOrderInput } from './prepare.js';
+export type { ChargeOrderInput } from './prepare-charge.js';
 export type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent } from './authorization-events.js';
 export type { OrderTransitioned, OrderTransitionListener, OrderTransitions } from './events.js';
 export { createOrderTransitions } from './events.js';
@@ -40,6 +42,8 @@ export function createOrdersService(d: { db: Db; config: Config; chains: ChainsS
   return {
     prepare: (caller: Caller, input: NewOrderInput) => prepareOrder(deps, caller, input),
     insertPrepared: (tx: Executor, row: NewOrderRow) => insertPreparedOrder(tx, row),
+    /** A subscription charge's order, at the terms the payer signed (prepare-charge.ts). */
+    prepareCharge: (c: ChargeOrderInput) => prepareChargeOrder(deps, c),
     transition: (tx: Executor, order: OrderRow, trigger: OrderTrigger, set: Partial<Record<string, unknown>>, eventType?: EventType) =>
       transitionOrder(deps, tx, order, trigger, set, eventType),
     create: <B>(caller: Caller, body: CreateOrderBody, answer: (o: OrderRow) => B) => createOrder(deps, caller, body, answer),

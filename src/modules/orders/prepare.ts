@@ -84,7 +84,7 @@ export async function signOrderRow(deps: Pick<OrdersDeps, 'config' | 'sign'>, pl
     metadata: JSON.stringify(input.metadata), state: 'pending_payment', pay_to: chain.router, onchain_id: message.orderId,
     payer_address: input.payer, merchant_wallet: merchant.merchant_wallet, platform_wallet: platform.platform_wallet,
     eip712: JSON.stringify(payOrderJson(chain.chainId, chain.router, message)), signature, deadline_at: input.deadline,
-    checkout_session_id: input.checkoutSessionId,
+    checkout_session_id: input.checkoutSessionId, subscription_id: null, subscription_period: null,
     capture_method: input.captureBefore ? 'manual' : 'automatic', capture_before: input.captureBefore,
   };
 }

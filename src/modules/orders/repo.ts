@@ -19,7 +19,7 @@ const PAID_FROM = [...ORDER_TRANSITIONS.paid.from, ...ORDER_TRANSITIONS.capture.
 
 export type OrderRow = Selectable<OrdersTable>;
 /** What a transition names of each order it moved; the whole row is read on demand (OrderTransitioned.rows). */
-export type MovedOrder = Pick<OrderRow, 'id' | 'platform_id' | 'checkout_session_id'>;
+export type MovedOrder = Pick<OrderRow, 'id' | 'platform_id' | 'checkout_session_id' | 'subscription_id'>;
 
 /** A search term by its shape (list-orders.ts `searchOf`): each kind is an equality on indexed columns. */
 export type OrderSearch = { kind: 'address'; values: string[] } | { kind: 'tx_hash'; value: string } | { kind: 'text'; value: string };
@@ -53,7 +53,7 @@ export const NEW_ORDER_COLUMNS = [
   'id', 'platform_id', 'merchant_id', 'merchant_external_id', 'order_no', 'chain_id', 'token', 'token_address', 'amount',
   'service_fee_bps', 'platform_fee_bps', 'reserve_bps', 'service_fee', 'platform_fee', 'merchant_gross', 'reserve_hold',
   'merchant_available', 'metadata', 'state', 'pay_to', 'onchain_id', 'payer_address', 'merchant_wallet', 'platform_wallet',
-  'eip712', 'signature', 'deadline_at', 'checkout_session_id', 'capture_method', 'capture_before',
+  'eip712', 'signature', 'deadline_at', 'checkout_session_id', 'capture_method', 'capture_before', 'subscription_id', 'subscription_period',
 ] as const;
 type NewOrderColumn = (typeof NEW_ORDER_COLUMNS)[number];
 export type NewOrderRow = { [K in NewOrderColumn]: Insertable<OrdersTable>[K] };
@@ -189,9 +189,9 @@ export const ordersRepo = {
         from unnest(${p.id}::text[], ${p.eventId}::text[], ${p.paidBy}::text[], ${p.txHash}::text[], ${p.block}::text[], ${p.paidAt}::text[], ${p.releaseAt}::text[])
           as u(id, event_id, paid_by, tx_hash, block, paid_at, release_at)
         where o.id = u.id and o.state = any(${PAID_FROM}::text[])
-        returning o.id, o.platform_id, o.checkout_session_id, u.event_id, ${orderJsonSql('o')} as body),
+        returning o.id, o.platform_id, o.checkout_session_id, o.subscription_id, u.event_id, ${orderJsonSql('o')} as body),
       ${outbox('paid')}
-      select id, platform_id, checkout_session_id from paid`.execute(db)).rows,
+      select id, platform_id, checkout_session_id, subscription_id from paid`.execute(db)).rows,
 
   /**
    * Pending orders of the chain whose deadline (last second payable) is before `indexedUntil`, locked so

@@ -87,6 +87,7 @@ export const Order = z
     refunded_amount: z.string(),
     reserve_remaining: z.string().openapi({ description: "Base units of the order's reserve the router still holds (0 once released to the merchant or spent on refunds); refunds are paid from it first" }),
     checkout_session_id: z.string().nullable(),
+    subscription_id: z.string().nullable().openapi({ description: 'The subscription whose period this order charges (sub_…); null for other orders' }),
     failure_reason: z.string().nullable(),
     created_at: z.string(),
     confirmed_at: z.string().nullable(),

@@ -31,7 +31,7 @@ export function orderJsonSql(alias: string): RawBuilder<unknown> {
     'eip712', ${c('eip712')}, 'signature', ${c('signature')}, 'deadline_at', ${iso(c('deadline_at'))},
     'payer_address', ${c('payer_address')}, 'paid_by', ${c('paid_by')}, 'tx_hash', ${c('tx_hash')},
     'refunded_amount', ${units(c('refunded_amount'))}, 'reserve_remaining', ${c('reserve_remaining')}::text,
-    'checkout_session_id', ${c('checkout_session_id')}, 'failure_reason', ${c('failure_reason')},
+    'checkout_session_id', ${c('checkout_session_id')}, 'subscription_id', ${c('subscription_id')}, 'failure_reason', ${c('failure_reason')},
     'created_at', ${iso(c('created_at'))}, 'confirmed_at', ${iso(c('confirmed_at'))},
     'capture_method', ${c('capture_method')}, 'capture_before', ${iso(c('capture_before'))},
     'amount_authorized', ${units(c('amount_authorized'))}, 'amount_captured', ${units(c('amount_captured'))},

@@ -30,6 +30,7 @@ export function serializeOrder(o: OrderRow) {
     refunded_amount: formatUnits(o.refunded_amount),
     reserve_remaining: o.reserve_remaining.toString(),
     checkout_session_id: o.checkout_session_id,
+    subscription_id: o.subscription_id,
     failure_reason: o.failure_reason,
     created_at: o.created_at.toISOString(),
     confirmed_at: o.confirmed_at?.toISOString() ?? null,

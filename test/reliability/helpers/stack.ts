@@ -25,6 +25,7 @@ export async function startStack(opts: { buyers?: number; rpcUrl?: (chain: TestC
     DATABASE_URL: db.url,
     RPC_URL_84532: opts.rpcUrl ? opts.rpcUrl(chain) : chain.rpcUrl,
     ROUTER_ADDRESS_84532: chain.router,
+    SUBSCRIPTION_MANAGER_ADDRESS_84532: chain.subscriptionManager,
     USDC_ADDRESS_84532: chain.usdc,
     CONFIRMATIONS_84532: '1',
     // anvil names head − 32 `safe`: the depth alone keeps these tests quick (FINALITY is tested on its own).

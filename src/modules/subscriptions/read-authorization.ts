@@ -1,0 +1,70 @@
+import { encodeFunctionData, erc20Abi, zeroAddress, type Address } from 'viem';
+import { notFound } from '../../lib/errors.js';
+import { sha256Hex } from '../../lib/ids.js';
+import { formatUnits } from '../../lib/money.js';
+import type { SubscriptionsDeps } from './deps.js';
+import { endOf, saltOf, typedDataJson, type SpendPermission } from './permission.js';
+import { subscriptionsRepo, type SubscriptionRow } from './repo.js';
+import { splitJson } from './serialize.js';
+
+/**
+ * The allowance the manager needs: amount × min(max_periods, 12) — a year of monthly charges, never more than the
+ * permission can take. The permission bounds each pull; the allowance bounds the total, and once it is used up a
+ * charge fails for allowance (dunning) until the payer allows more (docs/subscriptions.md).
+ */
+export const ALLOWANCE_PERIODS = 12;
+export const allowancePeriods = (maxPeriods: number | null) => Math.min(maxPeriods ?? ALLOWANCE_PERIODS, ALLOWANCE_PERIODS);
+
+/** The permission a payer signs for this subscription if they sign at `start` (unix seconds, chain clock). */
+export function permissionOf(s: SubscriptionRow, payer: Address, start: number): SpendPermission {
+  return {
+    payer, token: s.token_address as Address, merchant: s.merchant_wallet as Address, platform: s.platform_wallet as Address,
+    amount: s.amount, period: s.period_seconds, start, end: endOf(start, s.period_seconds, s.max_periods),
+    serviceFeeBps: s.service_fee_bps, platformFeeBps: s.platform_fee_bps, reserveBps: s.reserve_bps, salt: saltOf(s.id),
+  };
+}
+
+const PERMIT_TYPES = {
+  Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }],
+};
+
+/** EIP-2612 permit typed data to the manager (the token's domain read once per token), or null where the token has none. */
+async function permitOf(deps: Pick<SubscriptionsDeps, 'chains' | 'tokenDomains'>, s: SubscriptionRow, value: bigint) {
+  try {
+    const domain = await deps.tokenDomains.get(deps.chains.get(s.chain_id).publicClient, s.chain_id, s.token_address as Address);
+    const message = { owner: s.payer_address ?? zeroAddress, spender: s.manager_address, value: value.toString(), nonce: '0', deadline: Math.floor(s.expires_at.getTime() / 1000).toString() };
+    return { typed_data: { domain, types: PERMIT_TYPES, primary_type: 'Permit', message } };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * GET /v1/subscriptions/authorize/{token} (public): everything a page needs to subscribe a wallet — display names,
+ * terms and split, the SpendPermission's typed data (start = the chain's clock now), the manager and router, and the
+ * allowance with both ways to give it (permit typed data, approve calldata). One database read; the token's domain is
+ * cached per token, so a caller costs no RPC.
+ */
+export async function readAuthorization(deps: Pick<SubscriptionsDeps, 'db' | 'chains' | 'tokenDomains' | 'config'>, token: string) {
+  const r = await subscriptionsRepo.findPublic(deps.db, sha256Hex(token));
+  if (!r) throw notFound('subscription');
+  const chain = deps.chains.get(r.chain_id);
+  const start = Math.floor(chain.clock.now().getTime() / 1000);
+  const p = permissionOf(r, (r.payer_address as Address | null) ?? zeroAddress, start);
+  const periods = allowancePeriods(r.max_periods);
+  const value = r.amount * BigInt(periods);
+  return {
+    id: r.id, object: 'subscription_authorization' as const, state: r.state, expires_at: r.expires_at.toISOString(),
+    merchant: { name: r.merchant_name }, platform: { name: r.platform_name },
+    amount: formatUnits(r.amount), computed_split: splitJson(r),
+    interval: r.interval, interval_count: r.interval_count, period_seconds: r.period_seconds, max_periods: r.max_periods,
+    payer_address: r.payer_address, success_url: r.success_url, cancel_url: r.cancel_url,
+    chain: { chain_id: chain.chainId, name: chain.name, rpc_url: deps.config.env === 'devnet' ? chain.rpcUrl : null, confirmations_required: chain.confirmations },
+    token: { symbol: r.token, address: r.token_address }, manager_address: r.manager_address, router_address: chain.router,
+    typed_data: typedDataJson(chain.chainId, r.manager_address as Address, p),
+    allowance: {
+      spender: r.manager_address, amount: value.toString(), periods_covered: periods, permit: await permitOf(deps, r, value),
+      approve: { to: r.token_address, function: 'approve(address,uint256)', data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [r.manager_address as Address, value] }) },
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * Subscriptions (issue 30) on anvil at 2 and 20 confirmations, with Circle's FiatTokenV2_2, the real router and
+ * SubscriptionManager, the real indexer and operator sender; periods are moved with anvil time. The payer signs the
+ * public read's typed data once; each period's charge is an order paid by the operator's charge(…).
+ */
+import { concat, encodeFunctionData, erc20Abi, hashTypedData, pad, parseEventLogs, zeroAddress, type Address, type Hex, type LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { subscriptionManagerAbi } from '../../src/chain/artifacts/SubscriptionManager.js';
+import { computeSplit } from '../../src/modules/orders/split.js';
+import { permissionFromJson } from '../../src/modules/subscriptions/permission.js';
+import { createServices } from '../../src/services.js';
+import { sweepSubscriptions } from '../../src/workers.js';
+import { balances, changes, chargeLaterFlow, driveAtDepth, type ChargeLaterFlow } from '../helpers/charge-later-flow.js';
+import { deploySafe, deploySafeStack, SAFE_ARTIFACTS, signSafeHash } from '../helpers/safe.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+const MONTH = 2_592_000;
+
+describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
+  let t: ChargeLaterFlow;
+  beforeAll(async () => { t = await chargeLaterFlow(depth); });
+  afterAll(async () => { await t?.f.close(); });
+
+  const manager = () => t.f.chain.subscriptionManager;
+  const sub = async (id: string) => (await t.api('GET', `/v1/subscriptions/${id}`)).body;
+  const charges = (id: string) => t.f.h.db.selectFrom('orders').selectAll().where('subscription_id', '=', id).orderBy('created_at').execute();
+  /** A fresh EOA with gas and `usdc` base units, from the first buyer. */
+  async function payer(usdc: bigint): Promise<LocalAccount> {
+    const { chain } = t.f;
+    const a = privateKeyToAccount(generatePrivateKey());
+    await chain.anvil.setBalance({ address: a.address, value: 10n ** 20n });
+    if (usdc > 0n) await chain.confirm(await chain.walletClientFor(chain.buyers[0]!).writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'transfer', args: [a.address, usdc] }));
+    return a;
+  }
+  const approve = async (who: LocalAccount, value: bigint) =>
+    t.f.chain.confirm(await t.f.chain.walletClientFor(who).writeContract({ address: t.f.chain.usdc, abi: erc20Abi, functionName: 'approve', args: [manager(), value] }));
+  async function create(amount = '10.00') {
+    await t.syncClock();
+    const res = await t.api('POST', '/v1/subscriptions', { merchant_id: t.setup.m.external_id, chain_id: 84532, token: 'USDC', amount, interval: 'month' });
+    expect(res.status, res.text).toBe(201);
+    return { id: res.body.id as string, token: (res.body.url as string).split('/subscribe/')[1]! };
+  }
+  /** The payer signs the public read's typed data (as a wallet) and the page posts it. */
+  async function authorize(token: string, who: Address, sign: (typed: any, message: any) => Promise<Hex>) {
+    await t.syncClock();
+    const read = (await t.f.h.request('GET', `/v1/subscriptions/authorize/${token}`)).body;
+    const message = { ...read.typed_data.message, payer: who, amount: BigInt(read.typed_data.message.amount), salt: BigInt(read.typed_data.message.salt) };
+    const signature = await sign(read.typed_data, message);
+    return t.f.h.request('POST', `/v1/subscriptions/authorize/${token}`, { body: { payer: who, start: message.start, signature } });
+  }
+  const eoaSign = (a: LocalAccount) => (typed: any, message: any) => a.signTypedData({ domain: typed.domain, types: typed.types, primaryType: 'SpendPermission', message });
+  /** Chain time forward, indexed to the depth, the scheduler's pass, the operator's transactions, indexed again. */
+  async function period(seconds: number) {
+    if (seconds > 0) await t.f.chain.increaseTime(seconds);
+    await t.index();
+    await t.syncClock();
+    await sweepSubscriptions(t.f.h.services, 84532);
+    await t.drive();
+    await t.index();
+  }
+
+  it('three monthly charges: each an order with the exact split in the chain\'s transfers, the next due at start + k × period', async () => {
+    const buyer = await payer(100_000_000n);
+    await approve(buyer, 120_000_000n);
+    const { id, token } = await create('10.00');
+    const res = await authorize(token, buyer.address, eoaSign(buyer));
+    expect(res.status, res.text).toBe(200);
+    const start = Math.floor(new Date(res.body.current_period_start).getTime() / 1000);
+    const who = t.who(buyer);
+    const split = computeSplit(10_000_000n, 100, 500, 1000);
+    const want = { treasury: split.serviceFee, platform: split.platformFee, merchant: split.merchantAvailable, router: split.reserveHold, payer: -10_000_000n };
+    let before = await balances(t.f.chain, who);
+    await period(0);
+    expect(changes(before, await balances(t.f.chain, who))).toEqual(want);
+    for (const k of [1, 2]) {
+      before = await balances(t.f.chain, who);
+      await period(MONTH);
+      expect(changes(before, await balances(t.f.chain, who))).toEqual(want);
+      expect(await sub(id)).toMatchObject({ state: 'active', periods_charged: k + 1, next_charge_at: new Date((start + (k + 1) * MONTH) * 1000).toISOString() });
+    }
+    const orders = await charges(id);
+    expect(orders.map((o) => [o.state, o.subscription_period, o.service_fee, o.platform_fee, o.reserve_hold])).toEqual([0, 1, 2].map((k) => ['confirmed', k, split.serviceFee, split.platformFee, split.reserveHold]));
+    // The ledger has each charge's four legs, as for any payment, with the split's numbers.
+    const ledger = (await t.api('GET', '/v1/balance_transactions?limit=100')).body.data.filter((b: any) => orders.some((o) => o.id === b.order_id));
+    expect(ledger.filter((b: any) => b.type === 'payment_service_fee').map((b: any) => b.amount)).toHaveLength(3);
+    expect(ledger.filter((b: any) => b.type === 'payment_reserve_hold')).toHaveLength(3);
+    // The deployed manager's own split(p, amount) agrees with orders/split.ts.
+    const p = permissionFromJson((await t.f.h.db.selectFrom('subscriptions').select('permission').where('id', '=', id).executeTakeFirstOrThrow()).permission as never);
+    for (const amount of [1n, 999_999n, 10_000_000n, 123_456_789n]) {
+      const onChain = await t.f.chain.publicClient.readContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'split', args: [p, amount] });
+      const ours = computeSplit(amount, 100, 500, 1000);
+      expect(onChain).toEqual([ours.serviceFee, ours.platformFee, ours.reserveHold]);
+    }
+    // Nothing more before the next period begins on the chain's clock.
+    await period(0);
+    expect(await charges(id)).toHaveLength(3);
+  });
+
+  it('a charge failing for balance leaves nothing moved and the subscription past_due; the retry an hour later succeeds', async () => {
+    const buyer = await payer(0n);
+    await approve(buyer, 50_000_000n);
+    const { id, token } = await create('5.00');
+    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
+    const before = await balances(t.f.chain, t.who(buyer));
+    await period(0);
+    expect(changes(before, await balances(t.f.chain, t.who(buyer)))).toEqual({ treasury: 0n, platform: 0n, merchant: 0n, router: 0n, payer: 0n });
+    expect(await sub(id)).toMatchObject({ state: 'past_due', failed_attempts: 1 });
+    expect((await charges(id))[0]!.state).toBe('failed');
+    await t.f.chain.confirm(await t.f.chain.walletClientFor(t.f.chain.buyers[0]!).writeContract({ address: t.f.chain.usdc, abi: erc20Abi, functionName: 'transfer', args: [buyer.address, 5_000_000n] }));
+    await period(3_600 + 120); // an hour after the failure was delivered, a few blocks after the charge's period began
+    expect(await sub(id)).toMatchObject({ state: 'active', failed_attempts: 0, periods_charged: 1 });
+    expect((await charges(id)).map((o) => o.state)).toEqual(['failed', 'confirmed']);
+  });
+
+  it('dunning to canceled: +1 h, +1 day, +3 days all fail, then canceled (payment_failed) and revoked on chain', async () => {
+    const buyer = await payer(0n); // no allowance, no balance
+    const { id, token } = await create('1.00');
+    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
+    await period(0);
+    for (const wait of [3_600, 86_400, 3 * 86_400]) {
+      // The retry is due `wait` after the failure was delivered (a few blocks after this period's start).
+      expect((await sub(id)).state).toBe('past_due');
+      await period(wait + 120);
+    }
+    const s = await sub(id);
+    expect(s).toMatchObject({ state: 'canceled', cancel_reason: 'payment_failed', failed_attempts: 4 });
+    expect(await t.f.chain.publicClient.readContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'revoked', args: [s.permission_hash] })).toBe(true);
+    expect((await charges(id)).map((o) => o.state)).toEqual(['failed', 'failed', 'failed', 'failed']);
+  });
+
+  it('cancel at period end: no charge after the current period, canceled and revoked when it ends', async () => {
+    const buyer = await payer(50_000_000n);
+    await approve(buyer, 50_000_000n);
+    const { id, token } = await create('3.00');
+    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
+    await period(0);
+    expect((await t.api('POST', `/v1/subscriptions/${id}/cancel`, { at_period_end: true })).body).toMatchObject({ state: 'active', cancel_at_period_end: true });
+    await period(MONTH);
+    const s = await sub(id);
+    expect(s).toMatchObject({ state: 'canceled', cancel_reason: 'canceled_by_platform' });
+    expect(await charges(id)).toHaveLength(1);
+    expect(await t.f.chain.publicClient.readContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'revoked', args: [s.permission_hash] })).toBe(true);
+  });
+
+  it('a Safe (ERC-1271) subscribes: the owner signs for the Safe, the Safe approves the manager, the charge pulls from the Safe', async () => {
+    const { chain } = t.f;
+    const owner = chain.buyers[1]!;
+    const stack = await deploySafeStack(chain);
+    const safe = await deploySafe(chain, stack, [owner.address], BigInt(depth));
+    await chain.confirm(await chain.walletClientFor(chain.buyers[0]!).writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'transfer', args: [safe, 20_000_000n] }));
+    // The owner executes approve(manager) from the Safe (pre-validated signature: msg.sender is the owner).
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [manager(), 20_000_000n] });
+    const signatures = concat([pad(owner.address), pad('0x00'), '0x01']);
+    await chain.confirm(await chain.walletClientFor(owner).writeContract({
+      address: safe, abi: SAFE_ARTIFACTS.SAFE.abi, functionName: 'execTransaction',
+      args: [chain.usdc, 0n, data, 0, 0n, 0n, 0n, zeroAddress, zeroAddress, signatures],
+    }));
+    const { id, token } = await create('4.00');
+    const res = await authorize(token, safe, (typed, message) => signSafeHash(owner, safe, 84532, hashTypedData({ domain: typed.domain, types: typed.types, primaryType: 'SpendPermission', message })));
+    expect(res.status, res.text).toBe(200);
+    const before = await balances(chain, { safe });
+    await period(0);
+    expect(changes(before, await balances(chain, { safe }))).toEqual({ safe: -4_000_000n });
+    expect(await sub(id)).toMatchObject({ state: 'active', payer: safe, periods_charged: 1 });
+    // Another wallet's signature for the Safe: refused (422) and counted.
+    const other = await create('4.00');
+    const bad = await authorize(other.token, safe, eoaSign(chain.buyers[0]!));
+    expect(bad.status).toBe(422);
+  });
+  it('the payer revokes on chain while the service is stopped; restarted, it is canceled (payer_revoked) and never charged again', async () => {
+    const buyer = await payer(50_000_000n);
+    await approve(buyer, 50_000_000n);
+    const { id, token } = await create('2.00');
+    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
+    await period(0);
+    expect(await sub(id)).toMatchObject({ state: 'active', periods_charged: 1 });
+    // The service is down from here on: the payer's wallet calls revoke(p) with no service involved.
+    await t.f.h.services.operatorTxs.stop();
+    const row = await t.f.h.db.selectFrom('subscriptions').select('permission').where('id', '=', id).executeTakeFirstOrThrow();
+    const p = permissionFromJson(row.permission as never);
+    const hash = await t.f.chain.walletClientFor(buyer).writeContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'revoke', args: [p] });
+    expect(parseEventLogs({ abi: subscriptionManagerAbi, logs: (await t.f.chain.confirm(hash)).logs, eventName: 'PermissionRevoked' })).toHaveLength(1);
+    await t.f.chain.increaseTime(MONTH);
+    await t.f.chain.mine(depth);
+    const restarted = createServices({ config: t.f.h.config, database: t.f.h.database, logger: t.f.h.services.logger, authSecret: 'test-secret-test-secret-test-secret-0123' });
+    await restarted.indexer.runOnce(84532);
+    await sweepSubscriptions(restarted, 84532);
+    expect(await sub(id)).toMatchObject({ state: 'canceled', cancel_reason: 'payer_revoked' });
+    expect(await charges(id)).toHaveLength(1);
+    await restarted.operatorTxs.runOnce(84532);
+  });
+});
