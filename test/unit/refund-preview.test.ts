@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refundPreview } from '../../web/src/pages/dashboard/refund-preview.js';
+import { refundPreview } from '../../web/src/pages/dashboard/refunds/refund-preview.js';
 
 const order = { amount: '10.00', refunded_amount: '0', reserve_remaining: '965000' };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeSplit } from '../../src/modules/orders/split.js';
 import { captureFigures, chargedAmount } from '../../web/src/lib/capture.js';
-import { captureAmountError, capturePreview } from '../../web/src/pages/dashboard/capture-preview.js';
+import { captureAmountError, capturePreview } from '../../web/src/pages/dashboard/orders/capture-preview.js';
 
 /** An authorization of 10.00 USDC at 1% service, 2.5% platform, 10% reserve: the split the order signed. */
 const full = computeSplit(10_000_000n, 100, 250, 1000);

@@ -1,7 +1,8 @@
 import { Button } from '../../components/ui';
 import { METHOD_LABEL } from './flows/fallthrough';
 import type { Method } from './flows/context';
-import type { Phase, usePayment } from './usePayment';
+import type { Phase } from './progress';
+import type { usePayment } from './usePayment';
 
 type Pay = ReturnType<typeof usePayment>;
 

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { Hash } from '../../components/ui';
-import type { Phase } from './usePayment';
+import type { Phase } from './progress';
 
 const ORDER: Phase[] = ['submitted', 'confirming', 'confirmed'];
 

@@ -3,7 +3,7 @@ import type { Hex, PublicClient } from 'viem';
 import { PAID_STATES } from '../../lib/capture';
 import type { CheckoutSession, Relay } from '../../lib/types';
 import { walletErrorMessage } from '../../wallet/errors';
-import type { Progress } from './usePayment';
+import type { Progress } from './progress';
 
 type Args = {
   session: CheckoutSession;

@@ -7,17 +7,14 @@ import type { CheckoutSession } from '../../lib/types';
 import { erc20Abi } from '../../wallet/abi';
 import { walletErrorMessage } from '../../wallet/errors';
 import { approveRouter } from './flows/approve';
-import { FlowFailed, type FlowContext, type FlowStep, type Method } from './flows/context';
+import { FlowFailed, type FlowContext, type Method } from './flows/context';
 import { failureMessage, isFinal, withNext } from './flows/fallthrough';
 import { relayFailed } from './flows/gasless';
 import { useMethods } from './flows/methods';
 import { runFlow } from './flows/run';
 import { toPayOrderStruct } from './order';
+import type { Progress } from './progress';
 import { useFollowPayment } from './useFollowPayment';
-
-export type Phase = 'idle' | 'switching' | FlowStep | 'submitted' | 'confirming' | 'confirmed' | 'reverted';
-
-export type Progress = { phase: Phase; payHash: Hex | null; relayId: string | null; confirmations: number; error: string | null };
 
 const storageKey = (token: string) => `trisettle.checkout.${token}`;
 

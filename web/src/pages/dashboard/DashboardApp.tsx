@@ -1,22 +1,22 @@
 import { useEffect, type ReactNode } from 'react';
 import { Button, Spinner } from '../../components/ui';
 import { navigate, useLocation } from '../../lib/router';
-import { AuthPage } from './AuthPage';
-import { DevelopersPage } from './DevelopersPage';
-import { EventsPage } from './EventsPage';
-import { BalancesPage } from './BalancesPage';
+import { AuthPage } from './shell/AuthPage';
+import { DevelopersPage } from './developers/DevelopersPage';
+import { EventsPage } from './webhooks/EventsPage';
+import { BalancesPage } from './balances/BalancesPage';
 import './dashboard.css';
-import { MerchantDetailPage } from './MerchantDetailPage';
-import { MerchantsPage } from './MerchantsPage';
-import { OrderDetailPage } from './OrderDetailPage';
-import { OrdersPage } from './OrdersPage';
-import { OverviewPage } from './OverviewPage';
-import { PlatformOnboarding } from './PlatformOnboarding';
-import { RefundsPage } from './RefundsPage';
-import { SettlementsPage } from './SettlementsPage';
-import { useAccount } from './session';
-import { Shell } from './Shell';
-import { WebhookDetailPage, WebhooksPage } from './WebhooksPage';
+import { MerchantDetailPage } from './merchants/MerchantDetailPage';
+import { MerchantsPage } from './merchants/MerchantsPage';
+import { OrderDetailPage } from './orders/OrderDetailPage';
+import { OrdersPage } from './orders/OrdersPage';
+import { OverviewPage } from './overview/OverviewPage';
+import { PlatformOnboarding } from './shell/PlatformOnboarding';
+import { RefundsPage } from './refunds/RefundsPage';
+import { SettlementsPage } from './balances/SettlementsPage';
+import { useAccount } from './shell/session';
+import { Shell } from './shell/Shell';
+import { WebhookDetailPage, WebhooksPage } from './webhooks/WebhooksPage';
 
 /** The platform dashboard: / redirects to /dashboard once signed in; every section is a client route. */
 export default function DashboardApp() {

@@ -1,0 +1,66 @@
+import { useQuery } from '@tanstack/react-query';
+import { Alert, Badge, Card, Link } from '../../../components/ui';
+import { api } from '../../../lib/api';
+import { formatDate } from '../../../lib/format';
+import { formatHuman } from '../../../lib/money';
+import { navigate, useTitle } from '../../../lib/router';
+import type { List, Order, Summary } from '../../../lib/types';
+import { NetVolumeCard } from '../balances/BalancesPage';
+
+export function OverviewPage() {
+  useTitle('Home');
+  const summary = useQuery({ queryKey: ['summary'], queryFn: () => api.get<Summary>('/v1/orders/summary'), refetchInterval: 15_000 });
+  const recent = useQuery({ queryKey: ['orders', 'recent'], queryFn: () => api.get<List<Order>>('/v1/orders', { limit: 6 }), refetchInterval: 15_000 });
+  const s = summary.data;
+  const cards: [string, string | number | undefined, string][] = [
+    ['Gross volume · 24 h', s ? `${formatHuman(s.gross_24h)} USDC` : undefined, 'Confirmed payments in the last 24 hours'],
+    ['Confirmed orders', s?.confirmed, 'Paid and final on-chain'],
+    ['Awaiting payment', s?.pending, 'Created, not paid yet'],
+    ['All orders', s?.total, 'Since you started'],
+  ];
+  return (
+    <div className="page">
+      <div className="page-head">
+        <h1 className="page-title">Home</h1>
+      </div>
+      {summary.isError && <Alert tone="error" title="Could not load the summary">{summary.error.message}</Alert>}
+      <div className="stat-grid">
+        {cards.map(([label, value, hint]) => (
+          <div className="stat" key={label}>
+            <p className="stat-label">{label}</p>
+            <p className="stat-value" data-testid={`stat-${label}`}>{value ?? <span className="skeleton skeleton-lg" />}</p>
+            <p className="stat-hint">{hint}</p>
+          </div>
+        ))}
+      </div>
+      <NetVolumeCard />
+      <Card title="Recent orders" actions={<Link href="/dashboard/orders" className="btn btn-ghost btn-sm"><span>View all</span></Link>} padded={false}>
+        {recent.isError ? (
+          <div className="card-body"><Alert tone="error">{recent.error.message}</Alert></div>
+        ) : recent.data && recent.data.data.length === 0 ? (
+          <div className="card-body empty-inline">No orders yet. Create one under Orders, or from your server with the API.</div>
+        ) : (
+          <div className="table-scroll">
+          <table className="table table-click" aria-label="Recent orders">
+            <thead>
+              <tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col">Merchant</th><th scope="col">Created</th></tr>
+            </thead>
+            <tbody>
+              {(recent.data?.data ?? []).map((o) => (
+                <tr key={o.id} onClick={() => navigate(`/dashboard/orders/${o.id}`)}>
+                  <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
+                  <td><Badge state={o.state} /></td>
+                  <td><Link href={`/dashboard/orders/${o.id}`}>{o.order_no}</Link></td>
+                  <td className="mono-soft">{o.merchant_id}</td>
+                  <td className="muted">{formatDate(o.created_at)}</td>
+                </tr>
+              ))}
+              {recent.isPending && Array.from({ length: 4 }, (_, i) => <tr key={i} className="skeleton-row"><td colSpan={5}><span className="skeleton" /></td></tr>)}
+            </tbody>
+          </table>
+          </div>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button } from '../../../components/ui';
+import { api, type Query } from '../../../lib/api';
+import type { List } from '../../../lib/types';
+
+/** Cursor pagination over a list endpoint; the cursor stack resets when the filters change. */
+export function usePaged<T>(key: string, path: string, query: Query = {}, limit = 20) {
+  const filterKey = JSON.stringify(query);
+  const [state, setState] = useState<{ filterKey: string; cursors: (string | null)[] }>({ filterKey, cursors: [null] });
+  const cursors = state.filterKey === filterKey ? state.cursors : [null];
+  const cursor = cursors[cursors.length - 1] ?? null;
+  const q = useQuery({
+    queryKey: [key, query, cursor, limit],
+    queryFn: () => api.get<List<T>>(path, { ...query, limit, cursor }),
+    placeholderData: keepPreviousData,
+  });
+  return {
+    query: q,
+    rows: q.data?.data ?? [],
+    page: cursors.length,
+    hasPrev: cursors.length > 1,
+    hasNext: Boolean(q.data?.has_more && q.data.next_cursor),
+    next: () => q.data?.next_cursor && setState({ filterKey, cursors: [...cursors, q.data.next_cursor] }),
+    prev: () => setState({ filterKey, cursors: cursors.slice(0, -1) }),
+  };
+}
+
+export function Pager({ page, hasPrev, hasNext, onPrev, onNext, count, loading }: { page: number; hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void; count: number; loading?: boolean }) {
+  return (
+    <div className="pager">
+      <span className="muted">{loading ? 'Loading…' : `Page ${page} · ${count} ${count === 1 ? 'result' : 'results'}`}</span>
+      <div className="pager-buttons">
+        <Button size="sm" onClick={onPrev} disabled={!hasPrev}>Previous</Button>
+        <Button size="sm" onClick={onNext} disabled={!hasNext}>Next</Button>
+      </div>
+    </div>
+  );
+}
