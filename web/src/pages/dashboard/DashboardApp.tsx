@@ -15,6 +15,8 @@ import { PlatformOnboarding } from './shell/PlatformOnboarding';
 import { RefundsPage } from './refunds/RefundsPage';
 import { SettlementsPage } from './balances/SettlementsPage';
 import { useAccount } from './shell/session';
+import { SubscriptionDetailPage } from './subscriptions/SubscriptionDetailPage';
+import { SubscriptionsPage } from './subscriptions/SubscriptionsPage';
 import { Shell } from './shell/Shell';
 import { WebhookDetailPage, WebhooksPage } from './webhooks/WebhooksPage';
 
@@ -59,6 +61,8 @@ function Route({ path }: { path: string }) {
   if (order) return <OrderDetailPage id={decodeURIComponent(order[1]!)} />;
   const merchant = /^\/dashboard\/merchants\/([^/]+)$/.exec(p);
   if (merchant) return <MerchantDetailPage id={decodeURIComponent(merchant[1]!)} />;
+  const subscription = /^\/dashboard\/subscriptions\/([^/]+)$/.exec(p);
+  if (subscription) return <SubscriptionDetailPage id={decodeURIComponent(subscription[1]!)} />;
   const endpoint = /^\/dashboard\/webhooks\/([^/]+)$/.exec(p);
   if (endpoint) return <WebhookDetailPage id={decodeURIComponent(endpoint[1]!)} />;
   switch (p) {
@@ -69,6 +73,8 @@ function Route({ path }: { path: string }) {
       return <OrdersPage />;
     case '/dashboard/merchants':
       return <MerchantsPage />;
+    case '/dashboard/subscriptions':
+      return <SubscriptionsPage />;
     case '/dashboard/refunds':
       return <RefundsPage />;
     case '/dashboard/balances':

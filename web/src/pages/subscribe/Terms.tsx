@@ -1,6 +1,7 @@
 import { formatBase, formatHuman } from '../../lib/money';
 import { formatDate } from '../../lib/format';
 import type { SubscriptionAuthorization } from '../../lib/types';
+import './subscribe.css';
 
 type Terms = Pick<SubscriptionAuthorization, 'amount' | 'interval' | 'interval_count' | 'max_periods' | 'computed_split' | 'merchant' | 'platform' | 'token' | 'typed_data'>;
 
