@@ -20,10 +20,10 @@ function useCharges(s: Subscription | undefined) {
   return useQuery({
     queryKey: ['subscription-charges', s?.id, s?.periods_charged, s?.failed_attempts],
     queryFn: async () => {
-      const page = await api.get<List<Order>>('/v1/orders', { q: s!.payer_address ?? undefined, merchant_id: s!.merchant_id, limit: 100 });
+      const page = await api.get<List<Order>>('/v1/orders', { q: (s!.payer ?? s!.payer_address)!, merchant_id: s!.merchant_id, limit: 100 });
       return page.data.filter((o) => o.subscription_id === s!.id);
     },
-    enabled: Boolean(s?.payer_address),
+    enabled: Boolean(s?.payer ?? s?.payer_address),
     refetchInterval: live(s) ? 4_000 : false,
   });
 }
