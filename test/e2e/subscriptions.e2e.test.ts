@@ -136,6 +136,30 @@ describe('hosted subscription pages', () => {
     expect(revoked).toBe(true);
   });
 
+  it('the dashboard cancels at once after a confirmation; the subscription shows canceled_by_platform', async () => {
+    const sub = await create();
+    const payer = await freshPayer();
+    const read = await expectStatus(platform.api('GET', `/v1/subscriptions/authorize/${new URL(sub.url).pathname.split('/').pop()}`), 200) as any;
+    const t = read.typed_data;
+    const message = { ...t.message, payer: payer.address, amount: BigInt(t.message.amount), salt: BigInt(t.message.salt) };
+    const signature = await privateKeyToAccount(payer.key).signTypedData({ domain: t.domain, types: t.types, primaryType: 'SpendPermission', message });
+    const token = new URL(sub.url).pathname.split('/').pop()!;
+    await expectStatus(platform.api('POST', `/v1/subscriptions/authorize/${token}`, { payer: payer.address, start: t.message.start, signature }), 200);
+
+    const dash = await newPage(browser);
+    await signIn(dash.page, baseUrl, platform.email);
+    await dash.page.goto(`${baseUrl}/dashboard/subscriptions/${sub.id}`);
+    await dash.page.getByRole('button', { name: 'Cancel subscription' }).click();
+    const dialog = dash.page.getByRole('dialog');
+    await dialog.getByRole('radio', { name: /Now: the permission is revoked/ }).check();
+    await dialog.getByRole('button', { name: 'Cancel now' }).click();
+    await dash.page.getByTestId('subscription-state').getByText('Canceled').waitFor();
+    await dash.page.getByText('Canceled by platform', { exact: false }).waitFor();
+    await dash.context.close();
+    const after = await expectStatus(platform.api('GET', `/v1/subscriptions/${sub.id}`), 200) as any;
+    expect(after).toMatchObject({ state: 'canceled', cancel_reason: 'canceled_by_platform' });
+  });
+
   it('an unknown link says so in plain words', async () => {
     const { page, context } = await newPage(browser);
     await page.goto(`${baseUrl}/subscribe/sub_live_${'x'.repeat(32)}`);
