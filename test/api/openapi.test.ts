@@ -7,7 +7,7 @@
  *   - method ALL entries: middleware mounted with app.use() (request id, auth, body limit…), not routes;
  *   - /api/auth/*: better-auth's handler (sign-up, sign-in, sign-out, get-session), documented by SPEC §4
  *     and docs/integration.md, not by our zod schemas;
- *   - the hosted pages and their static files (/, /onboard/*, /checkout/*, /dashboard/*, /assets/*,
+ *   - the hosted pages and their static files (/, /onboard/*, /checkout/*, /subscribe/*, /dashboard/*, /assets/*,
  *     /favicon.svg), present when web/dist is built;
  *   - the documentation itself: /openapi.json, /docs and /docs/assets/:file.
  * Everything else, /metrics and the admin /_/* routes included, must be in the document, and nothing
@@ -37,7 +37,7 @@ type Doc = {
 const NOT_IN_DOCUMENT: { why: string; test: (method: string, path: string) => boolean }[] = [
   { why: 'middleware (app.use)', test: (m) => m === 'ALL' },
   { why: "better-auth's handler", test: (_m, p) => p.startsWith('/api/auth/') },
-  { why: 'hosted pages', test: (_m, p) => ['/', '/favicon.svg'].includes(p) || /^\/(onboard|checkout|dashboard|assets)\/\*$/.test(p) },
+  { why: 'hosted pages', test: (_m, p) => ['/', '/favicon.svg'].includes(p) || /^\/(onboard|checkout|subscribe|dashboard|assets)\/\*$/.test(p) },
   { why: 'the documentation itself', test: (_m, p) => p === '/openapi.json' || p === '/docs' || p.startsWith('/docs/') },
 ];
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];

@@ -147,6 +147,20 @@ describe('POST /v1/subscriptions/authorize/{token}', () => {
     expect(await h.db.selectFrom('orders').select('id').where('subscription_id', '=', sub.id).execute()).toHaveLength(1);
   });
 
+  it('the public read gives the signed permission (revoke\'s argument) and the schedule only once the payer has signed', async () => {
+    const { token } = await create({ max_periods: 2 });
+    const s = await signed(token);
+    expect(s.read.authorized).toBeNull();
+    expect((await h.request('POST', `/v1/subscriptions/authorize/${token}`, { body: s.body })).status).toBe(200);
+    const after = (await h.request('GET', `/v1/subscriptions/authorize/${token}`)).body;
+    const t = s.read.typed_data.message;
+    expect(after.state).toBe('active');
+    expect(after.authorized.permission).toEqual({ ...t, payer: s.account.address });
+    expect(after.authorized).toMatchObject({ payer: s.account.address, periods_charged: 0, cancel_reason: null, current_period_end: new Date((s.body.start + 2_592_000) * 1000).toISOString() });
+    const digest = await import('../../src/modules/subscriptions/permission.js').then((m) => m.permissionDigest(84532, MANAGER, m.permissionFromJson(after.authorized.permission)));
+    expect(after.authorized.permission_hash).toBe(digest.toLowerCase());
+  });
+
   it('refuses after 10 refused signatures without checking (429), the wrong payer, a stale start and an expired link', async () => {
     const { sub, token } = await create({ payer_address: privateKeyToAccount(generatePrivateKey()).address });
     const locked = await signed(token);

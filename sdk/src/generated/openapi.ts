@@ -8946,6 +8946,33 @@ export interface components {
                     function: string;
                 };
             };
+            /** @description Null until the payer signs; then the signed permission (for revoke from the payer's wallet) and the schedule */
+            authorized: {
+                permission: components["schemas"]["SpendPermission"];
+                permission_hash: string | null;
+                payer: string | null;
+                current_period_end: string | null;
+                next_charge_at: string | null;
+                periods_charged: number;
+                cancel_at_period_end: boolean;
+                cancel_reason: string | null;
+                canceled_at: string | null;
+            } | null;
+        };
+        /** @description The permission the payer signed (uint160/uint256 as decimal strings): the argument of the manager's revoke(p) */
+        SpendPermission: {
+            payer: string;
+            token: string;
+            merchant: string;
+            platform: string;
+            amount: string;
+            period: number;
+            start: number;
+            end: number;
+            serviceFeeBps: number;
+            platformFeeBps: number;
+            reserveBps: number;
+            salt: string;
         };
         AuthorizeSubscriptionRequest: {
             /**

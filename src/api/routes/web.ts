@@ -11,7 +11,7 @@ import type { Services } from '../../services.js';
 const WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web/dist');
 
 /**
- * The hosted pages (dashboard, /onboard/<token>, /checkout/<token>) are one Vite build served by this
+ * The hosted pages (dashboard, /onboard/<token>, /checkout/<token>, /subscribe/<token>[/manage]) are one Vite build served by this
  * server. Client-side routes all answer with index.html, under a Content-Security-Policy (api/csp.ts) whose
  * connect-src names the wallet RPCs the pages read from.
  */
@@ -28,6 +28,7 @@ export function mountWeb(app: OpenAPIHono<AppEnv>, services: Services) {
   app.get('/', page);
   app.get('/onboard/*', page);
   app.get('/checkout/*', page);
+  app.get('/subscribe/*', page);
   app.get('/dashboard/*', page);
   app.get('/favicon.svg', serveStatic({ path: path.join(path.relative(process.cwd(), WEB_DIST), 'favicon.svg') }));
 }

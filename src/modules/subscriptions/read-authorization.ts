@@ -3,7 +3,7 @@ import { notFound } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
 import { formatUnits } from '../../lib/money.js';
 import type { SubscriptionsDeps } from './deps.js';
-import { endOf, saltOf, typedDataJson, type SpendPermission } from './permission.js';
+import { endOf, saltOf, typedDataJson, type PermissionJson, type SpendPermission } from './permission.js';
 import { subscriptionsRepo, type SubscriptionRow } from './repo.js';
 import { splitJson } from './serialize.js';
 
@@ -39,6 +39,19 @@ async function permitOf(deps: Pick<SubscriptionsDeps, 'chains' | 'tokenDomains'>
   }
 }
 
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/**
+ * Once signed: the stored permission (what the payer's wallet passes to the manager's revoke(p), so the manage page
+ * needs no secret key) and the schedule. Null before activation: nothing about a payer is public before they sign.
+ */
+const authorizedOf = (r: SubscriptionRow) =>
+  r.permission === null ? null : {
+    permission: r.permission as unknown as PermissionJson, permission_hash: r.permission_hash, payer: r.payer,
+    current_period_end: iso(r.current_period_end), next_charge_at: iso(r.next_charge_at), periods_charged: r.next_period,
+    cancel_at_period_end: r.cancel_at_period_end, cancel_reason: r.cancel_reason, canceled_at: iso(r.canceled_at),
+  };
+
 /**
  * GET /v1/subscriptions/authorize/{token} (public): everything a page needs to subscribe a wallet — display names,
  * terms and split, the SpendPermission's typed data (start = the chain's clock now), the manager and router, and the
@@ -66,5 +79,6 @@ export async function readAuthorization(deps: Pick<SubscriptionsDeps, 'db' | 'ch
       spender: r.manager_address, amount: value.toString(), periods_covered: periods, permit: await permitOf(deps, r, value),
       approve: { to: r.token_address, function: 'approve(address,uint256)', data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [r.manager_address as Address, value] }) },
     },
+    authorized: authorizedOf(r),
   };
 }

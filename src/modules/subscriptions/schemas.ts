@@ -139,5 +139,19 @@ export const PublicSubscriptionAuthorization = z
       permit: z.object({ typed_data: TypedData.openapi({ description: 'EIP-2612 Permit: fill message.owner and message.nonce (the token\'s nonces(owner))' }) }).nullable(),
       approve: z.object({ to: z.string(), data: z.string(), function: z.string() }),
     }),
+    authorized: z.object({
+      permission: z.object({
+        payer: z.string(), token: z.string(), merchant: z.string(), platform: z.string(), amount: z.string(), period: z.number().int(), start: z.number().int(), end: z.number().int(),
+        serviceFeeBps: z.number().int(), platformFeeBps: z.number().int(), reserveBps: z.number().int(), salt: z.string(),
+      }).openapi('SpendPermission', { description: 'The permission the payer signed (uint160/uint256 as decimal strings): the argument of the manager\'s revoke(p)' }),
+      permission_hash: z.string().nullable(),
+      payer: z.string().nullable(),
+      current_period_end: z.string().nullable(),
+      next_charge_at: z.string().nullable(),
+      periods_charged: z.number().int(),
+      cancel_at_period_end: z.boolean(),
+      cancel_reason: z.string().nullable(),
+      canceled_at: z.string().nullable(),
+    }).nullable().openapi({ description: 'Null until the payer signs; then the signed permission (for revoke from the payer\'s wallet) and the schedule' }),
   })
   .openapi('PublicSubscriptionAuthorization');

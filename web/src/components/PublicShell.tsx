@@ -3,12 +3,13 @@ import { DevnetBadge } from './DevnetBadge';
 import { Logo } from './ui';
 
 /** What the footer tells the visitor about their money: a buyer paying, a buyer authorizing, a merchant onboarding. */
-export type ShellPromise = 'pay' | 'authorize' | 'onboard';
+export type ShellPromise = 'pay' | 'authorize' | 'onboard' | 'subscribe';
 
 const PROMISE: Record<ShellPromise, string> = {
   pay: 'Funds move directly from your wallet to the recipients on-chain',
   authorize: 'Authorized funds wait in the payment contract until captured; what is not captured returns to your wallet',
   onboard: 'Signing proves you own the wallet: it costs nothing and moves no funds',
+  subscribe: 'You authorize at most the amount shown once per period, to the recipients shown; you can stop it from your wallet at any time',
 };
 
 /** Frame of the public pages (onboarding, checkout): brand bar, a centred column, a trust footer. */

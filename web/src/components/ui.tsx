@@ -86,7 +86,7 @@ export function Card({ title, actions, children, className = '', padded = true }
 const TONES: Record<string, 'green' | 'amber' | 'red' | 'gray' | 'blue'> = {
   active: 'green', enabled: 'green', confirmed: 'green', completed: 'green', delivered: 'green', succeeded: 'green',
   pending: 'amber', pending_payment: 'amber', open: 'blue', authorized: 'blue', voided: 'gray', requires_funding: 'amber', partially_refunded: 'blue', retrying: 'amber',
-  failed: 'red', revoked: 'gray', expired: 'gray', refunded: 'gray', disabled: 'red',
+  failed: 'red', revoked: 'gray', expired: 'gray', refunded: 'gray', disabled: 'red', past_due: 'amber', canceled: 'gray', incomplete: 'blue',
 };
 
 export function Badge({ state, children }: { state: string; children?: ReactNode }) {

@@ -35,6 +35,8 @@ export type BalanceTotals = Omit<Api.MerchantBalance, 'merchant_id'>;
 export type BalanceTransaction = Api.BalanceTransaction;
 export type NetVolume = Api.NetVolume;
 export type Settlement = Api.Settlement;
+export type Subscription = Api.Subscription;
+export type SubscriptionAuthorization = Api.PublicSubscriptionAuthorization;
 
 /** better-auth's `GET /api/auth/get-session` (outside the /v1 document). */
 export type SessionInfo = { user: { id: string; name: string; email: string }; session: { id: string; expiresAt: string } } | null;

@@ -17,6 +17,8 @@ import { RefundDetailPage } from './refunds/RefundDetailPage';
 import { RefundsPage } from './refunds/RefundsPage';
 import { SettlementsPage } from './balances/SettlementsPage';
 import { useAccount } from './shell/session';
+import { SubscriptionDetailPage } from './subscriptions/SubscriptionDetailPage';
+import { SubscriptionsPage } from './subscriptions/SubscriptionsPage';
 import { Shell } from './shell/Shell';
 import { DeliveryPage } from './webhooks/DeliveryPage';
 import { WebhookDetailPage } from './webhooks/WebhookDetailPage';
@@ -69,6 +71,8 @@ function Route({ path }: { path: string }) {
   if (refund) return <RefundDetailPage id={decodeURIComponent(refund[1]!)} />;
   const log = /^\/dashboard\/developers\/logs(?:\/([^/]+))?$/.exec(p);
   if (log) return <RequestLogsPage requestId={log[1] ? decodeURIComponent(log[1]) : null} />;
+  const subscription = /^\/dashboard\/subscriptions\/([^/]+)$/.exec(p);
+  if (subscription) return <SubscriptionDetailPage id={decodeURIComponent(subscription[1]!)} />;
   const endpoint = /^\/dashboard\/webhooks\/([^/]+)$/.exec(p);
   if (endpoint) return <WebhookDetailPage id={decodeURIComponent(endpoint[1]!)} />;
   switch (p) {
@@ -79,6 +83,8 @@ function Route({ path }: { path: string }) {
       return <OrdersPage />;
     case '/dashboard/merchants':
       return <MerchantsPage />;
+    case '/dashboard/subscriptions':
+      return <SubscriptionsPage />;
     case '/dashboard/refunds':
       return <RefundsPage />;
     case '/dashboard/balances':

@@ -7,6 +7,7 @@ const NAV: { href: string; label: string; icon: string }[] = [
   { href: '/dashboard', label: 'Home', icon: 'M3 10.5L10 4l7 6.5V17a1 1 0 01-1 1h-4v-5H8v5H4a1 1 0 01-1-1z' },
   { href: '/dashboard/orders', label: 'Orders', icon: 'M4 4h12v12H4zM7 8h6M7 11h6M7 14h3' },
   { href: '/dashboard/merchants', label: 'Merchants', icon: 'M4 8l1-4h10l1 4M4 8v8h12V8M4 8h12M8 16v-4h4v4' },
+  { href: '/dashboard/subscriptions', label: 'Subscriptions', icon: 'M4 10a6 6 0 0110.5-4M16 10a6 6 0 01-10.5 4M14.5 3v3h-3M5.5 17v-3h3' },
   { href: '/dashboard/refunds', label: 'Refunds', icon: 'M6 7h7a4 4 0 010 8H8M6 7l3-3M6 7l3 3' },
   { href: '/dashboard/balances', label: 'Balances', icon: 'M3 7h14v9H3zM3 7l2-3h10l2 3M13 11.5h2' },
   { href: '/dashboard/settlements', label: 'Settlements', icon: 'M4 14l4-4 3 3 5-6M12 7h4v4' },
