@@ -30,6 +30,10 @@ describe('layout: no dashboard page scrolls sideways; devnet badge; fee display'
   let order: Order;
   let endpointId: string;
   let session: Session;
+  let refundId: string;
+  let subscriptionId: string;
+  let deliveryId: string;
+  let failedRequestId: string;
 
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -46,8 +50,13 @@ describe('layout: no dashboard page scrolls sideways; devnet badge; fee display'
     await chain.payOrder(BUYER.private_key, paid);
     order = await until<Order>(platform.api, `/v1/orders/${paid.id}`, (o) => o.state === 'confirmed');
     // One refund the reserve covers, one that needs funding (more than the reserve left): both kinds of row.
-    await expectStatus(platform.api('POST', '/v1/refunds', { order_id: order.id, amount: '1.00', reason: LONG }), 201);
+    refundId = (await expectStatus<{ id: string }>(platform.api('POST', '/v1/refunds', { order_id: order.id, amount: '1.00', reason: LONG }), 201)).id;
     await expectStatus(platform.api('POST', '/v1/refunds', { order_id: order.id, amount: '5000.00', reason: LONG }), 201);
+    subscriptionId = (await expectStatus<{ id: string }>(platform.api('POST', '/v1/subscriptions', { merchant_id: merchantId, chain_id: 84532, token: 'USDC', amount: '19.99', interval: 'month', metadata: { note: LONG } }), 201)).id;
+    deliveryId = (await expectStatus<{ id: string }>(platform.api('POST', `/v1/webhooks/endpoints/${endpointId}/test`, {}), 201)).id;
+    const refused = await platform.api('POST', '/v1/orders', { merchant_id: merchantId, order_no: uniq('BAD-'), chain_id: 84532, token: 'USDC', amount: '-1' });
+    expect(refused.status).toBe(422);
+    failedRequestId = (refused.body as { error: { request_id: string } }).error.request_id;
     session = await expectStatus<Session>(platform.api('POST', '/v1/checkout/sessions', { merchant_id: merchantId, order_no: uniq('FEE-'), chain_id: 84532, token: 'USDC', amount: '9.99' }), 201);
   });
   afterAll(async () => {
@@ -62,12 +71,18 @@ describe('layout: no dashboard page scrolls sideways; devnet badge; fee display'
     '/dashboard/merchants',
     `/dashboard/merchants/${encodeURIComponent(merchantId)}`,
     '/dashboard/refunds',
+    `/dashboard/refunds/${refundId}`,
+    '/dashboard/subscriptions',
+    `/dashboard/subscriptions/${subscriptionId}`,
     '/dashboard/balances',
     '/dashboard/settlements',
     '/dashboard/webhooks',
     `/dashboard/webhooks/${endpointId}`,
+    `/dashboard/webhooks/deliveries/${deliveryId}`,
     '/dashboard/events',
     '/dashboard/developers',
+    '/dashboard/developers/logs',
+    `/dashboard/developers/logs/${failedRequestId}`,
     '/dashboard/no-such-page',
   ];
 
@@ -76,9 +91,12 @@ describe('layout: no dashboard page scrolls sideways; devnet badge; fee display'
     const statics = [...source.matchAll(/case '(\/dashboard[^']*)'/g)].map((m) => m[1]!);
     const patterns = [...source.matchAll(/\/\^\\\/dashboard\\\/([a-z-]+)\\\/\(\[\^\/\]\+\)\$\//g)].map((m) => m[1]!);
     expect(statics.length).toBeGreaterThan(5);
-    const listed = ['/dashboard', '/dashboard/orders', '/dashboard/merchants', '/dashboard/refunds', '/dashboard/balances', '/dashboard/settlements', '/dashboard/webhooks', '/dashboard/events', '/dashboard/developers'];
+    const listed = ['/dashboard', '/dashboard/orders', '/dashboard/merchants', '/dashboard/refunds', '/dashboard/subscriptions', '/dashboard/balances', '/dashboard/settlements', '/dashboard/webhooks', '/dashboard/events', '/dashboard/developers'];
     for (const s of statics) expect(listed, `route ${s} of DashboardApp.tsx is not visited`).toContain(s);
-    expect(patterns.sort()).toEqual(['merchants', 'orders', 'webhooks']);
+    expect(patterns.sort()).toEqual(['merchants', 'orders', 'refunds', 'subscriptions', 'webhooks']);
+    // The two nested detail routes, visited too: a delivery under webhooks, a request under developers/logs.
+    expect(source).toContain('webhooks\\/deliveries\\/');
+    expect(source).toContain('developers\\/logs');
   });
 
   for (const viewport of [{ name: 'desktop', mobile: false, width: 1280, height: 800 }, { name: 'phone', mobile: true, width: 390, height: 844 }]) {
