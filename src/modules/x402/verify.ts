@@ -65,7 +65,7 @@ function checkTerms(found: SessionWithOrder, payload: X402Payload, auth: Transfe
 function checkWindow(found: SessionWithOrder, auth: TransferAuthorization, now: bigint): void {
   if (auth.validAfter > now) refuse('invalid_exact_evm_payload_authorization_valid_after', 'The authorization is not valid yet.');
   if (auth.validBefore < now + MIN_REMAINING_SECONDS) refuse('invalid_exact_evm_payload_authorization_valid_before', 'The authorization expires too soon to be settled.');
-  if (auth.validBefore > validBeforeLimit(found)) refuse('invalid_exact_evm_payload_authorization_valid_before', 'The authorization outlives the order (validBefore past its deadline + 1).');
+  if (auth.validBefore > validBeforeLimit(found)) refuse('invalid_exact_evm_payload_authorization_valid_before', 'The authorization lapses too close to the order\'s deadline (validBefore must be 120 s before it).');
   if (auth.validBefore > now + BigInt(maxTimeoutOf(found, now)) + CLOCK_SKEW_SECONDS) {
     refuse('invalid_exact_evm_payload_authorization_valid_before', 'The authorization lives longer than maxTimeoutSeconds.');
   }
