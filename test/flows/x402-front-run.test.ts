@@ -39,10 +39,15 @@ async function buyer() {
 }
 
 /** The stock client pays the session; the relay is accepted (queued, not sent: nobody runs the sender). Returns the header. */
-async function presentPayment(url: string, b: LocalAccount): Promise<string> {
+function stockClient(b: LocalAccount) {
   const client = new x402Client();
   client.register('eip155:*', new ExactEvmScheme(b));
   client.setSpendControls({ allowedAssets: [{ network: `eip155:${CHAIN}`, asset: f.chain.usdc, maxAmountPerPayment: '100000000' }] });
+  return client;
+}
+
+async function presentPayment(url: string, b: LocalAccount): Promise<string> {
+  const client = stockClient(b);
   let header: string | null = null;
   const recording = (input: RequestInfo | URL, init?: RequestInit) => {
     const r = new Request(input, init);
@@ -57,7 +62,9 @@ async function presentPayment(url: string, b: LocalAccount): Promise<string> {
 
 /** A third party submits the buyer's authorization straight to USDC (no router call). */
 async function frontRun(header: string) {
-  const { payload } = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload: { authorization: Record<string, string>; signature: Hex } };
+  await frontRunPayload(JSON.parse(Buffer.from(header, 'base64').toString('utf8')));
+}
+async function frontRunPayload({ payload }: { payload: { authorization: Record<string, string>; signature: Hex } }) {
   const a = payload.authorization;
   const hash = await f.chain.walletClientFor(thirdParty).writeContract({
     address: f.chain.usdc, abi: usdc3009, functionName: 'transferWithAuthorization',
@@ -144,5 +151,30 @@ describe('x402 front-running', () => {
     const alerts = (await sql<{ kind: string; detail: string }>`select kind, detail::text as detail from chain_alerts where detail::text like ${`%${second.address}%`}`.execute(h.db)).rows;
     expect(alerts.map((a) => a.kind)).toEqual(['x402_returned']);
     expect(JSON.parse(alerts[0]!.detail)).toMatchObject({ order_id: s.order_id, value: '12345678' });
+  }, 60_000);
+
+  it('facilitator: verify, then the authorization is front-run and indexed, then settle: the payment is adopted and attributed', async () => {
+    const { h, chain } = f;
+    const { p, m, merchantWallet } = await setupPlatform(h, 500, 0);
+    const r = await h.request('POST', '/v1/x402/requirements', { key: p.secretKey, body: { merchant_id: m.external_id, amount: '0.75', description: 'GET /weather', resource: 'https://api.example/weather' } });
+    expect(r.status, r.text).toBe(201);
+    const b = await buyer();
+    const payload = await stockClient(b).createPaymentPayload(r.body.payment_required);
+    const body = { x402Version: 2, paymentPayload: payload, paymentRequirements: r.body.payment_required.accepts[0] };
+    expect((await h.request('POST', '/v1/x402/verify', { key: p.secretKey, body })).body).toEqual({ isValid: true, payer: b.address });
+    await frontRunPayload(payload as never);
+    for (let i = 0; i < 3; i++) {
+      await chain.mine(1);
+      await h.services.indexer.runOnce(CHAIN); // the transfer is indexed (unmatched) before anyone knows whose it is
+    }
+    expect((await sql`select 1 from unmatched_transfers where from_address = ${b.address}`.execute(h.db)).rows).toHaveLength(1);
+    const settled = await h.request('POST', '/v1/x402/settle', { key: p.secretKey, body });
+    expect(settled.body).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used' });
+    expect(await chain.publicClient.getTransactionCount({ address: relayer })).toBe(0); // nothing relayed
+    await driveUntil(async () => (await statusOf(r.body.order_id, b.address)) === 'attributed'
+      && (await h.request('GET', `/v1/orders/${r.body.order_id}`, { key: p.secretKey })).body.state === 'confirmed');
+    const order = (await h.request('GET', `/v1/orders/${r.body.order_id}`, { key: p.secretKey })).body;
+    expect(await balanceOf(chain, merchantWallet)).toBe(BigInt(order.computed_split.merchant_available));
+    await routerBacked();
   }, 60_000);
 });
