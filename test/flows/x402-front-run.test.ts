@@ -176,5 +176,8 @@ describe('x402 front-running', () => {
     const order = (await h.request('GET', `/v1/orders/${r.body.order_id}`, { key: p.secretKey })).body;
     expect(await balanceOf(chain, merchantWallet)).toBe(BigInt(order.computed_split.merchant_available));
     await routerBacked();
+    // Settle again with the same payload: answered from the attributed payment at once (success, the attribution's hash).
+    const again = await h.request('POST', '/v1/x402/settle', { key: p.secretKey, body });
+    expect(again.body).toMatchObject({ success: true, payer: b.address, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
   }, 60_000);
 });
