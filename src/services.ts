@@ -101,6 +101,8 @@ export function createServices(deps: ServiceDeps) {
   // x402 payments are relays (same budget, cap, bans and outbox); each follows its relay's outcome.
   const x402 = createX402({ db, config, chains, tokenDomains, wake: () => operatorTxs.poke('relayer'), logger, checkout, settleWaitMs: config.x402SettleWaitMs, pollMs: 200 });
   operatorTxs.register('relay', x402.outcomeHandler(relay.onOutcome));
+  operatorTxs.register('x402_attribute', x402.frontRunOutcomeHandlers.x402_attribute);
+  operatorTxs.register('x402_return', x402.frontRunOutcomeHandlers.x402_return);
   const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel({ db, router, logger, clock }, id, reason) };
   const metrics = deps.metrics ?? createMetrics();
   // Every router event reaches the module that owns it the same way: one table, fixed here (indexer/handlers.ts).
@@ -128,7 +130,7 @@ export function createServices(deps: ServiceDeps) {
   // Built here, started by the workers: the indexer pokes it after a commit that wrote outbox rows.
   const deliverer = createWebhookDeliverer({ db, config, logger, secrets: webhookSecrets, metrics, clock },
     { disableAfterMs: config.webhookDisableAfterDays * 86_400_000 });
-  const indexer = createIndexer({ db, config, chains, handlers: chainEvents, afterCommit: () => deliverer.poke(), logger, metrics, clock });
+  const indexer = createIndexer({ db, config, chains, handlers: chainEvents, onAuthorizedTransfer: x402.onAuthorizedTransfer, afterCommit: () => deliverer.poke(), logger, metrics, clock });
   return {
     config,
     database,

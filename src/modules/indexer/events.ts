@@ -88,3 +88,6 @@ export function isRangeError(err: unknown): boolean {
   const text = `${(err as { message?: string })?.message ?? ''} ${(err as { details?: string })?.details ?? ''}`.toLowerCase();
   return /block range|range (is )?too (large|wide)|too many (results|logs|blocks)|limit exceeded|query returned more than|exceed(s|ed)? .*(range|limit)|response size/.test(text);
 }
+
+/** Circle's FiatTokenV2 (ERC-3009): an authorization was used (transferWithAuthorization / receiveWithAuthorization). */
+export const AUTHORIZATION_USED_EVENT = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)');

@@ -43,4 +43,12 @@ export type ChainEventHandlers = {
   PermissionRevoked: (tx: Tx, e: PermissionRevokedEvent) => Promise<void>;
 };
 
+/**
+ * An unmatched USDC transfer into the router made by `from`'s ERC-3009 authorization `nonce` (the token's
+ * AuthorizationUsed in the same transaction): the x402 module's front-running path. Runs once per transfer,
+ * inside the range's transaction; answers true when it owns the transfer (then no unmatched_transfer alert).
+ */
+export type AuthorizedTransferEvent = { chainId: number; token: Address; from: Address; nonce: Hex; value: bigint; txHash: Hex; blockTime: Date };
+export type AuthorizedTransferHandler = (tx: Tx, e: AuthorizedTransferEvent) => Promise<boolean>;
+
 export type ChainEventName = keyof ChainEventHandlers;

@@ -17,8 +17,17 @@ const PAYER_FAULTS: RegExp[] = [
   /^out of gas$/,
 ];
 
-export function isPayerFault(reason: string | null): boolean {
-  return reason !== null && PAYER_FAULTS.some((r) => r.test(reason));
+const AUTHORIZATION_USED = /^Error: FiatTokenV2: authorization is used or canceled$/;
+
+/**
+ * `via` is the relay's: an x402 authorization names only the router and the amount, so anyone holding it may submit
+ * it to the token first (front-running). Its relay then fails on the used nonce without the payer's doing, and the
+ * payment is completed from the funds it moved (x402/front-run.ts): no ban for that reason on an x402 relay.
+ */
+export function isPayerFault(reason: string | null, via?: string): boolean {
+  if (reason === null) return false;
+  if (via === 'x402' && AUTHORIZATION_USED.test(reason)) return false;
+  return PAYER_FAULTS.some((r) => r.test(reason));
 }
 
 /** How long a payer whose relay failed for a cause it controls is refused gasless (chain clock). */

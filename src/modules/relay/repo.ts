@@ -132,7 +132,7 @@ export const relayRepo = {
 
   /** `day` as YYYY-MM-DD text (drivers differ on how they hand a date back). */
   findByOperatorTx: (tx: Executor, operatorTxId: string) =>
-    x(tx).selectFrom('relays').select(['id', 'order_id', 'platform_id', 'chain_id', 'payer', 'state', sql<string>`reserved_wei::text`.as('reserved'), sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day_text')])
+    x(tx).selectFrom('relays').select(['id', 'order_id', 'platform_id', 'chain_id', 'payer', 'state', 'via', sql<string>`reserved_wei::text`.as('reserved'), sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day_text')])
       .where('operator_tx_id', '=', operatorTxId).executeTakeFirst(),
 
   latestForOrder: (db: Executor, orderId: string): Promise<RelayView | undefined> =>

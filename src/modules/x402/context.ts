@@ -16,6 +16,12 @@ export type X402Deps = Omit<RelayDeps, 'config'> & {
 export const MAX_TIMEOUT_SECONDS = 300;
 /** Below this much of a session's life on the chain's clock it is not offered: the authorization could not be mined in time. */
 export const MIN_TIMEOUT_SECONDS = 30;
+/**
+ * An authorization must lapse at least this long before the order's signed deadline: a front-run authorization is
+ * completed by the operator's attributeTransfer, which the router accepts only while now <= deadline
+ * (x402/front-run.ts), so the deadline has to outlive the authorization by the indexer's depth plus a send.
+ */
+export const ATTRIBUTE_ROOM_SECONDS = 120n;
 /** Room for the client's wall clock running ahead of the chain's (the client sets validBefore = its now + maxTimeoutSeconds). */
 export const CLOCK_SKEW_SECONDS = 120n;
 /** An authorization must stay valid at least this long after it is checked, or it may lapse before the relay is mined. */

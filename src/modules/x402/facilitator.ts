@@ -12,7 +12,8 @@ import type { X402Payload } from './payload.js';
 import { x402Repo, type SessionWithOrder, type X402PaymentRow } from './repo.js';
 import { checkPayable, paymentRequiredOf } from './requirements.js';
 import { enqueueSettlement } from './settle.js';
-import { verifyPayment, X402Refusal } from './verify.js';
+import { UsedAtToken, verifyPayment, X402Refusal } from './verify.js';
+import { adoptUsedAuthorization } from './adopt.js';
 import { waitForSettlement } from './wait.js';
 
 export type RequirementsInput = {
@@ -115,6 +116,7 @@ export async function settleForPlatform(deps: X402Deps, platformId: string, body
       const verified = await onChain(() => verifyPayment(deps, c.found, c.payload, c.now));
       payment = await onChain(() => enqueueSettlement(deps, verified, c.now));
     } catch (err) {
+      if (err instanceof UsedAtToken) await onChain(() => adoptUsedAuthorization(deps, err.verified));
       const r = refusalOf(err);
       return { ...settleResponse({ success: false, errorReason: r.reason, transaction: null, network, payer }), errorMessage: r.message, order: receiptOf(c.found.order) };
     }

@@ -2,13 +2,14 @@ import { getAddress } from 'viem';
 import { AppError } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
 import { latestBlock } from '../relay/latest-block.js';
+import { adoptUsedAuthorization } from './adopt.js';
 import { onChain, paymentRequiredAnswer, receiptOf, settleResponse, type X402Answer } from './answer.js';
 import type { X402Deps } from './context.js';
 import { decodePaymentSignature } from './payload.js';
 import { x402Repo, type SessionWithOrder } from './repo.js';
 import { checkPayable, encodeHeader, paymentRequiredOf } from './requirements.js';
 import { enqueueSettlement } from './settle.js';
-import { verifyPayment, X402Refusal } from './verify.js';
+import { UsedAtToken, verifyPayment, X402Refusal } from './verify.js';
 import { waitForSettlement } from './wait.js';
 
 const noSession = () => new AppError('not_found', 'No such checkout session.');
@@ -54,6 +55,7 @@ export async function payByToken(deps: X402Deps, token: string, header: string |
     const required = paymentRequiredOf(deps, found, token, domain, block.timestamp, reason);
     return paymentRequiredAnswer(required, { 'PAYMENT-RESPONSE': encodeHeader(response) }, message);
   } catch (err) {
+    if (err instanceof UsedAtToken) await onChain(() => adoptUsedAuthorization(deps, err.verified));
     if (err instanceof X402Refusal) return offer(err.reason, err.message);
     throw err;
   }

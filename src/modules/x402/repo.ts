@@ -82,6 +82,8 @@ export const x402Repo = {
     x(db).selectFrom('x402_payments as x').leftJoin('relays as r', 'r.id', 'x.relay_id').leftJoin('operator_txs as t', 't.id', 'r.operator_tx_id')
       .selectAll('x').select(['t.state as tx_state', 't.tx_hash as sent_tx_hash', 't.error as tx_error']).where('x.id', '=', id).executeTakeFirst(),
 
+  byId: (tx: Executor, id: string) => x(tx).selectFrom('x402_payments').selectAll().where('id', '=', id).executeTakeFirst(),
+
   byRelay: (tx: Executor, relayId: string) => x(tx).selectFrom('x402_payments').selectAll().where('relay_id', '=', relayId).executeTakeFirst(),
 
   transition: (tx: Executor, id: string, t: keyof typeof X402_TRANSITIONS, set: Partial<Pick<X402PaymentRow, 'tx_hash' | 'error'>> = {}) =>

@@ -3,7 +3,7 @@ import { AppError } from '../../lib/errors.js';
 import { formatUnits } from '../../lib/money.js';
 import { payOrderOf } from '../relay/typed-data.js';
 import type { TokenDomain } from '../relay/token-domain.js';
-import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, x402Url, type X402Deps } from './context.js';
+import { ATTRIBUTE_ROOM_SECONDS, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, x402Url, type X402Deps } from './context.js';
 import type { SessionWithOrder } from './repo.js';
 
 /** x402 v2 PaymentRequirements (one `accepts` entry), the `exact` scheme on EVM. */
@@ -18,7 +18,7 @@ export type PaymentRequired = {
 };
 
 /**
- * A session's order is offered while it is open on the chain's clock with at least MIN_TIMEOUT_SECONDS left.
+ * A session's order is offered while it is open on the chain's clock with at least MIN_TIMEOUT_SECONDS + ATTRIBUTE_ROOM_SECONDS left.
  * An expired or cancelled one is 410 session_expired, a paid one 409 order_not_payable: neither is a 402, so the
  * stock client (@x402/fetch returns every non-402 answer as it is) never signs for it.
  */
@@ -27,7 +27,7 @@ export function checkPayable(found: SessionWithOrder, now: bigint): void {
   if (session.state === 'completed' || PAID.includes(order.state)) {
     throw new AppError('order_not_payable', `Checkout session ${session.id} is paid (order ${order.id} is ${order.state}).`);
   }
-  if (session.state !== 'open' || order.state !== 'pending_payment' || remaining(found, now) < BigInt(MIN_TIMEOUT_SECONDS)) {
+  if (session.state !== 'open' || order.state !== 'pending_payment' || remaining(found, now) < BigInt(MIN_TIMEOUT_SECONDS) + ATTRIBUTE_ROOM_SECONDS) {
     throw new AppError('session_expired', `Checkout session ${session.id} has expired or was cancelled; it can no longer be paid.`);
   }
 }
@@ -36,12 +36,12 @@ const PAID: readonly string[] = ['authorized', 'confirmed', 'partially_refunded'
 const deadlineOf = (found: SessionWithOrder): bigint => payOrderOf(found.order).message.deadline;
 const remaining = (found: SessionWithOrder, now: bigint): bigint => deadlineOf(found) - now;
 
-/** The session's order's deadline, as the router checks it: an authorization must be valid before deadline + 1. */
-export const validBeforeLimit = (found: SessionWithOrder): bigint => deadlineOf(found) + 1n;
+/** The latest validBefore accepted: ATTRIBUTE_ROOM_SECONDS before the order's deadline (room for attributeTransfer after a front-run). */
+export const validBeforeLimit = (found: SessionWithOrder): bigint => deadlineOf(found) - ATTRIBUTE_ROOM_SECONDS;
 
-/** maxTimeoutSeconds: at most MAX_TIMEOUT_SECONDS and within the session's remaining life (chain clock). */
+/** maxTimeoutSeconds: at most MAX_TIMEOUT_SECONDS, lapsing ATTRIBUTE_ROOM_SECONDS before the order's deadline (chain clock). */
 export function maxTimeoutOf(found: SessionWithOrder, now: bigint): number {
-  const left = Number(remaining(found, now));
+  const left = Number(remaining(found, now) - ATTRIBUTE_ROOM_SECONDS);
   return Math.max(0, Math.min(MAX_TIMEOUT_SECONDS, left - MIN_TIMEOUT_SECONDS));
 }
 

@@ -15,6 +15,12 @@ export class X402Refusal extends Error {
     super(message);
   }
 }
+/** The token reports a verified authorization used: possibly front-run before this service accepted it (adopt.ts). */
+export class UsedAtToken extends X402Refusal {
+  constructor(readonly verified: Verified) {
+    super('invalid_exact_evm_nonce_already_used', 'The token reports this authorization used or cancelled; if it moved the funds into the router, the order is completed from them.');
+  }
+}
 const refuse = (reason: string, message: string): never => {
   throw new X402Refusal(reason, message);
 };
@@ -65,7 +71,7 @@ function checkTerms(found: SessionWithOrder, payload: X402Payload, auth: Transfe
 function checkWindow(found: SessionWithOrder, auth: TransferAuthorization, now: bigint): void {
   if (auth.validAfter > now) refuse('invalid_exact_evm_payload_authorization_valid_after', 'The authorization is not valid yet.');
   if (auth.validBefore < now + MIN_REMAINING_SECONDS) refuse('invalid_exact_evm_payload_authorization_valid_before', 'The authorization expires too soon to be settled.');
-  if (auth.validBefore > validBeforeLimit(found)) refuse('invalid_exact_evm_payload_authorization_valid_before', 'The authorization outlives the order (validBefore past its deadline + 1).');
+  if (auth.validBefore > validBeforeLimit(found)) refuse('invalid_exact_evm_payload_authorization_valid_before', 'The authorization lapses too close to the order\'s deadline (validBefore must be 120 s before it).');
   if (auth.validBefore > now + BigInt(maxTimeoutOf(found, now)) + CLOCK_SKEW_SECONDS) {
     refuse('invalid_exact_evm_payload_authorization_valid_before', 'The authorization lives longer than maxTimeoutSeconds.');
   }
@@ -104,6 +110,6 @@ async function checkChain(deps: X402Deps, found: SessionWithOrder, auth: Transfe
     rt.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'authorizationState', args: [auth.from, auth.nonce] }),
     rt.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [auth.from] }),
   ]);
-  if (usedOnChain) refuse('invalid_exact_evm_nonce_already_used', 'The token reports this authorization used or cancelled.');
+  if (usedOnChain) throw new UsedAtToken({ found, auth, router });
   if (balance < order.amount) refuse('invalid_exact_evm_insufficient_balance', `${auth.from} holds less than ${order.amount} base units.`);
 }

@@ -1,0 +1,48 @@
+import { getAddress, isAddressEqual, parseEventLogs, type Hex } from 'viem';
+import { payOrderJson } from '../../chain/eip712.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { newId } from '../../lib/ids.js';
+import { AUTHORIZATION_USED_EVENT } from '../indexer/events.js';
+import type { X402Deps } from './context.js';
+import { frontRunHandler } from './front-run.js';
+import { x402Repo } from './repo.js';
+import { lockedPayOrder } from './settle.js';
+import type { Verified } from './verify.js';
+
+/**
+ * A verified authorization (signature, terms, window, order) that the token already reports used when it is presented
+ * for settlement: someone submitted it to the token first (between the facilitator's verify and settle, say). It is
+ * recorded as this service's x402 payment (`failed`, no relay) under a share lock of the chain's cursor, so the
+ * indexer's range transaction either sees the row (and claims the transfer itself, front-run.ts) or has committed
+ * the unmatched transfer before this looks for it; a transfer already indexed is claimed here, from its receipt.
+ */
+export async function adoptUsedAuthorization(deps: X402Deps, v: Verified): Promise<void> {
+  const { order, session } = v.found;
+  const rt = deps.chains.get(order.chain_id);
+  const locked = await lockedPayOrder(deps, v);
+  const seen = await deps.db.transaction().execute(async (tx) => {
+    await tx.selectFrom('chain_cursors').select('chain_id').where('chain_id', '=', order.chain_id).forShare().execute();
+    try {
+      await x402Repo.insert(tx, {
+        id: newId('x402'), order_id: order.id, session_id: session.id, platform_id: order.platform_id, chain_id: order.chain_id, token_address: order.token_address,
+        payer: v.auth.from, nonce: v.auth.nonce, value: order.amount.toString(), valid_after: v.auth.validAfter.toString(), valid_before: v.auth.validBefore.toString(),
+        signature: v.auth.signature, pay_order: payOrderJson(order.chain_id, v.router, locked.message), pay_order_sig: locked.signature, status: 'failed',
+        error: 'authorization used at the token before it was relayed',
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'x402_payments_nonce_idx')) return [];
+      throw err;
+    }
+    return tx.selectFrom('unmatched_transfers').select(['tx_hash', 'block_time']).where('chain_id', '=', order.chain_id)
+      .where('from_address', '=', v.auth.from).where('value', '=', order.amount.toString() as never).execute();
+  });
+  for (const t of seen) {
+    const receipt = await rt.publicClient.getTransactionReceipt({ hash: t.tx_hash as Hex });
+    const used = parseEventLogs({ abi: [AUTHORIZATION_USED_EVENT], logs: receipt.logs, strict: true })
+      .some((l) => isAddressEqual(l.address, getAddress(order.token_address)) && isAddressEqual(l.args.authorizer, v.auth.from) && l.args.nonce.toLowerCase() === v.auth.nonce.toLowerCase());
+    if (!used) continue;
+    const e = { chainId: order.chain_id, token: getAddress(order.token_address), from: v.auth.from, nonce: v.auth.nonce, value: order.amount, txHash: t.tx_hash as Hex, blockTime: t.block_time };
+    await deps.db.transaction().execute((tx) => frontRunHandler(deps)(tx, e));
+    return;
+  }
+}

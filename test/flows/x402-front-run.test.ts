@@ -1,0 +1,183 @@
+/**
+ * x402 front-running (issue 28): the buyer's authorization names only the router and the amount, so a third party
+ * holding the PAYMENT-SIGNATURE can submit it to USDC's transferWithAuthorization before the service relays it. The
+ * funds then land in the router unattributed; the indexer (at depth 2) matches the token's AuthorizationUsed to the
+ * verified x402 payment and the operator completes it: attributeTransfer while the order is payable, returnTransfer
+ * when another payment paid it. Anvil, the real router, Circle's FiatTokenV2_2, the stock @x402 client.
+ */
+import { sql } from 'kysely';
+import { parseAbi, type Address, type Hex, type LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
+import { balanceOf, createFlow, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
+
+const CHAIN = 84532;
+const usdc3009 = parseAbi(['function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)']);
+
+let f: Flow;
+let relayer: Address;
+let thirdParty: LocalAccount;
+const relayerKey = generatePrivateKey();
+beforeAll(async () => {
+  // The paid request answers settlement_pending quickly: the test holds the relayer's sender (runOnce is the test's).
+  f = await createFlow({ confirmations: 2, config: { relayerPrivateKey: relayerKey, gaslessEnabled: true, gaslessDailyCap: 100, x402SettleWaitMs: 300 } });
+  relayer = privateKeyToAccount(relayerKey).address;
+  thirdParty = privateKeyToAccount(generatePrivateKey());
+  for (const a of [relayer, thirdParty.address]) await f.chain.anvil.setBalance({ address: a, value: 10n ** 20n });
+}, 120_000);
+afterAll(async () => f.close());
+
+const appFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => f.h.app.fetch(new Request(input, init));
+
+async function buyer() {
+  const b = privateKeyToAccount(generatePrivateKey());
+  await f.chain.fundUsdc(b.address, 1_000n * 10n ** 6n);
+  return b;
+}
+
+/** The stock client pays the session; the relay is accepted (queued, not sent: nobody runs the sender). Returns the header. */
+function stockClient(b: LocalAccount) {
+  const client = new x402Client();
+  client.register('eip155:*', new ExactEvmScheme(b));
+  client.setSpendControls({ allowedAssets: [{ network: `eip155:${CHAIN}`, asset: f.chain.usdc, maxAmountPerPayment: '100000000' }] });
+  return client;
+}
+
+async function presentPayment(url: string, b: LocalAccount): Promise<string> {
+  const client = stockClient(b);
+  let header: string | null = null;
+  const recording = (input: RequestInfo | URL, init?: RequestInit) => {
+    const r = new Request(input, init);
+    header ??= r.headers.get('PAYMENT-SIGNATURE');
+    return appFetch(r);
+  };
+  const res = await wrapFetchWithPayment(recording, client)(url);
+  expect(res.status).toBe(402); // settlement_pending: accepted, not mined
+  expect(JSON.parse(Buffer.from(res.headers.get('PAYMENT-RESPONSE')!, 'base64').toString('utf8'))).toMatchObject({ errorReason: 'settlement_pending' });
+  return header!;
+}
+
+/** A third party submits the buyer's authorization straight to USDC (no router call). */
+async function frontRun(header: string) {
+  await frontRunPayload(JSON.parse(Buffer.from(header, 'base64').toString('utf8')));
+}
+async function frontRunPayload({ payload }: { payload: { authorization: Record<string, string>; signature: Hex } }) {
+  const a = payload.authorization;
+  const hash = await f.chain.walletClientFor(thirdParty).writeContract({
+    address: f.chain.usdc, abi: usdc3009, functionName: 'transferWithAuthorization',
+    args: [a.from as Address, a.to as Address, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, payload.signature],
+  });
+  await f.chain.confirm(hash);
+}
+
+const statusOf = async (orderId: string, payer: Address) =>
+  (await sql<{ status: string }>`select status from x402_payments where order_id = ${orderId} and payer = ${payer}`.execute(f.h.db)).rows[0]?.status;
+
+/** Sender, a block, the indexer: until `done` (each round is one block; the depth is 2). */
+async function driveUntil(done: () => Promise<boolean>) {
+  for (let i = 0; i < 30 && !(await done()); i++) {
+    await f.h.services.operatorTxs.runOnce(CHAIN);
+    await f.chain.mine(1);
+    await f.h.services.indexer.runOnce(CHAIN);
+  }
+  expect(await done()).toBe(true);
+}
+
+async function routerBacked() {
+  const read = (functionName: 'reserved' | 'held') => f.chain.publicClient.readContract({ address: f.chain.router, abi: paymentRouterAbi, functionName, args: [f.chain.usdc] });
+  expect(await balanceOf(f.chain, f.chain.router)).toBe((await read('reserved')) + (await read('held')));
+}
+
+async function session(key: string, merchantId: string) {
+  const s = await f.h.request('POST', '/v1/checkout/sessions', { key, body: { merchant_id: merchantId, order_no: `fr-${Date.now()}-${Math.random()}`, chain_id: CHAIN, token: 'USDC', amount: '12.345678' } });
+  expect(s.status, s.text).toBe(201);
+  return s.body as { id: string; order_id: string; session_token: string; x402_url: string };
+}
+
+const eventsOf = async (orderId: string) =>
+  (await f.h.db.selectFrom('events').select(['type', 'data']).execute()).filter((e) => JSON.stringify(e.data).includes(orderId)).map((e) => e.type).sort();
+
+describe('x402 front-running', () => {
+  it('an authorization submitted straight to USDC before the relay: attributed, the order confirms with the exact split, no ban', async () => {
+    const { h, chain } = f;
+    const { p, m, platformWallet, merchantWallet } = await setupPlatform(h, 500, 1000);
+    const s = await session(p.secretKey, m.external_id);
+    const b = await buyer();
+    const who = [chain.treasury, platformWallet, merchantWallet, chain.router, b.address] as Address[];
+    const before = await Promise.all(who.map((a) => balanceOf(chain, a)));
+    const header = await presentPayment(s.x402_url, b);
+    expect(await chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })).toBe(0);
+    await frontRun(header);
+
+    await driveUntil(async () => (await statusOf(s.order_id, b.address)) === 'attributed'
+      && (await h.request('GET', `/v1/orders/${s.order_id}`, { key: p.secretKey })).body.state === 'confirmed');
+    const order = (await h.request('GET', `/v1/orders/${s.order_id}`, { key: p.secretKey })).body;
+    expect(order).toMatchObject({ state: 'confirmed', paid_by: b.address });
+    const split = order.computed_split;
+    const after = await Promise.all(who.map((a) => balanceOf(chain, a)));
+    expect(after.map((a, i) => a - before[i]!)).toEqual([BigInt(split.service_fee), BigInt(split.platform_fee), BigInt(split.merchant_available), BigInt(split.reserve_hold), -12_345_678n]);
+    await routerBacked();
+    expect(await eventsOf(s.order_id)).toEqual(['checkout.session.completed', 'order.confirmed']);
+    expect((await h.request('GET', `/v1/checkout/sessions/${s.session_token}`)).body.state).toBe('completed');
+    // The relay failed on the used nonce (the sender's simulation refused it): not the payer's doing.
+    const relay = (await sql<{ state: string }>`select state from relays where order_id = ${s.order_id}`.execute(h.db)).rows;
+    expect(relay).toEqual([{ state: 'failed' }]);
+    expect((await sql`select 1 from relay_payers where payer = ${b.address} and banned_until is not null`.execute(h.db)).rows).toEqual([]);
+    expect((await sql`select 1 from relay_order_bans where payer = ${b.address}`.execute(h.db)).rows).toEqual([]);
+    const alerts = (await sql<{ kind: string }>`select kind from chain_alerts where detail::text like ${`%${b.address}%`}`.execute(h.db)).rows.map((r) => r.kind);
+    expect(alerts).not.toContain('unmatched_transfer');
+  }, 60_000);
+
+  it('a second payer front-run after the order was paid by another: its value goes back automatically', async () => {
+    const { h, chain } = f;
+    const { p, m } = await setupPlatform(h, 500, 1000);
+    const s = await session(p.secretKey, m.external_id);
+    const second = await buyer();
+    const header = await presentPayment(s.x402_url, second); // verified and queued while the order was open
+    const order = (await h.request('GET', `/v1/orders/${s.order_id}`, { key: p.secretKey })).body;
+    const first = chain.buyers[0]!;
+    await payAsBuyer(chain, first, order); // the order is paid by another payment (the hosted page's payOrder)
+    const before = await balanceOf(chain, second.address);
+    await frontRun(header);
+    expect(await balanceOf(chain, second.address)).toBe(before - 12_345_678n);
+
+    await driveUntil(async () => (await statusOf(s.order_id, second.address)) === 'returned');
+    expect(await balanceOf(chain, second.address)).toBe(before);
+    expect((await h.request('GET', `/v1/orders/${s.order_id}`, { key: p.secretKey })).body).toMatchObject({ state: 'confirmed', paid_by: first.address });
+    await routerBacked();
+    const alerts = (await sql<{ kind: string; detail: string }>`select kind, detail::text as detail from chain_alerts where detail::text like ${`%${second.address}%`}`.execute(h.db)).rows;
+    expect(alerts.map((a) => a.kind)).toEqual(['x402_returned']);
+    expect(JSON.parse(alerts[0]!.detail)).toMatchObject({ order_id: s.order_id, value: '12345678' });
+  }, 60_000);
+
+  it('facilitator: verify, then the authorization is front-run and indexed, then settle: the payment is adopted and attributed', async () => {
+    const { h, chain } = f;
+    const { p, m, merchantWallet } = await setupPlatform(h, 500, 0);
+    const r = await h.request('POST', '/v1/x402/requirements', { key: p.secretKey, body: { merchant_id: m.external_id, amount: '0.75', description: 'GET /weather', resource: 'https://api.example/weather' } });
+    expect(r.status, r.text).toBe(201);
+    const b = await buyer();
+    const payload = await stockClient(b).createPaymentPayload(r.body.payment_required);
+    const body = { x402Version: 2, paymentPayload: payload, paymentRequirements: r.body.payment_required.accepts[0] };
+    expect((await h.request('POST', '/v1/x402/verify', { key: p.secretKey, body })).body).toEqual({ isValid: true, payer: b.address });
+    await frontRunPayload(payload as never);
+    for (let i = 0; i < 3; i++) {
+      await chain.mine(1);
+      await h.services.indexer.runOnce(CHAIN); // the transfer is indexed (unmatched) before anyone knows whose it is
+    }
+    expect((await sql`select 1 from unmatched_transfers where from_address = ${b.address}`.execute(h.db)).rows).toHaveLength(1);
+    const settled = await h.request('POST', '/v1/x402/settle', { key: p.secretKey, body });
+    expect(settled.body).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used' });
+    expect(await chain.publicClient.getTransactionCount({ address: relayer })).toBe(0); // nothing relayed
+    await driveUntil(async () => (await statusOf(r.body.order_id, b.address)) === 'attributed'
+      && (await h.request('GET', `/v1/orders/${r.body.order_id}`, { key: p.secretKey })).body.state === 'confirmed');
+    const order = (await h.request('GET', `/v1/orders/${r.body.order_id}`, { key: p.secretKey })).body;
+    expect(await balanceOf(chain, merchantWallet)).toBe(BigInt(order.computed_split.merchant_available));
+    await routerBacked();
+    // Settle again with the same payload: answered from the attributed payment at once (success, the attribution's hash).
+    const again = await h.request('POST', '/v1/x402/settle', { key: p.secretKey, body });
+    expect(again.body).toMatchObject({ success: true, payer: b.address, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+  }, 60_000);
+});
