@@ -3,9 +3,16 @@ import { platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, jsonResponse, listEnvelope, ListQuery, z } from '../openapi.js';
 import { EventSchema } from '../schemas/events.js';
 import { serializeEvent } from '../../modules/events/serialize.js';
+import { EVENT_TYPES } from '../../modules/events/types.js';
+
+/** A known event type (or the endpoint test's test.ping), or `prefix.*` where one starts with `prefix.`: a typo is a
+ *  422, not an empty list. */
+const FILTERABLE: readonly string[] = [...EVENT_TYPES, 'test.ping'];
+const knownTypeOrPrefix = (v: string) => v.endsWith('.*') ? FILTERABLE.some((t) => t.startsWith(v.slice(0, -1))) : FILTERABLE.includes(v);
 
 const EventsQuery = ListQuery.extend({
-  type: z.string().max(64).regex(/^[a-z_]+(\.[a-z_]+)*(\.\*)?$/, 'must be an event type (order.confirmed) or a prefix (order.*)').optional()
+  type: z.string().max(64).regex(/^[a-z_]+(\.[a-z_]+)*(\.\*)?$/, 'must be an event type (order.confirmed) or a prefix (order.*)')
+    .refine(knownTypeOrPrefix, 'is not an event type this service sends, nor a prefix of one').optional()
     .openapi({ description: 'Only events of this type, or of every type under a prefix: `order.*`', example: 'order.*' }),
   delivery_status: z.enum(['delivered', 'failed', 'pending']).optional().openapi({
     description: 'delivered: every delivery of the event succeeded; failed: at least one failed; pending: at least one is still pending and none failed. Events without deliveries match none.',
