@@ -126,9 +126,9 @@ describe('dashboard pages: orders search, invitations, merchant detail, balances
     const volume = await expectStatus<{ net: string; gross: string; refunded: string }>(platform.api('GET', '/v1/balance/net_volume?days=30'), 200);
     expect(volume).toMatchObject({ gross: '20.00', refunded: '1.00', net: '19.00' });
     await expect.poll(() => page.getByTestId('net-volume-total').textContent()).toBe('19.00 USDC');
-    await page.getByRole('button', { name: '7 days' }).click();
+    await page.getByRole('button', { name: '7 days', exact: true }).click();
     await page.getByText('Net over 7 days').waitFor();
-    await page.getByRole('button', { name: '90 days' }).click();
+    await page.getByRole('button', { name: '90 days', exact: true }).click();
     await page.getByText('Net over 90 days').waitFor();
     const ledger = page.getByRole('table', { name: 'Balance transactions' });
     await ledger.getByText('Payment reserve hold').first().waitFor();

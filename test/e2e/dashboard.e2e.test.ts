@@ -130,7 +130,7 @@ describe('platform dashboard', () => {
     await order.getByLabel('Amount').fill('49.90');
     await shot(page, 'dashboard-09-new-order', { fullPage: false });
     await order.getByRole('button', { name: 'Create order' }).click();
-    await page.getByText('Order NW-1001').waitFor();
+    await page.getByText('Order NW-1001', { exact: true }).waitFor();
     await page.getByRole('heading', { level: 1, name: /49\.90/ }).waitFor();
     await page.getByText('Total paid').waitFor();
     const orderId = new URL(page.url()).pathname.split('/').pop()!;

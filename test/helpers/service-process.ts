@@ -72,7 +72,7 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
  * Starts it and waits for /health and DATA_DIR/devnet.json. `name` names the log file
  * (test-results/<name>-<db>-service.log), kept after the run.
  */
-export async function startService(name: string, opts: { timeoutMs?: number; logLevel?: string } = {}): Promise<Service> {
+export async function startService(name: string, opts: { timeoutMs?: number; logLevel?: string; env?: Record<string, string> } = {}): Promise<Service> {
   const [port, rpcPort] = [await freePort(), await freePort()];
   const dataDir = mkdtempSync(path.join(tmpdir(), `trisettle-${name}-`));
   mkdirSync(path.join(ROOT, 'test-results'), { recursive: true });
@@ -83,6 +83,7 @@ export async function startService(name: string, opts: { timeoutMs?: number; log
   const env = cleanEnv({
     PORT: String(port), DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: dataDir, LOG_LEVEL: opts.logLevel ?? 'warn',
     ...(database?.url ? { DATABASE_URL: database.url } : {}),
+    ...opts.env,
   });
   // Its own process group, so that anvil (its child) can be taken down with it if it must be killed.
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
