@@ -31,8 +31,9 @@ export function createAuth(config: Config, db: Db, secret: string, logger: Logge
       window: 60,
       max: 300,
       customRules: {
-        '/sign-in/email': { window: 60, max: 10 },
-        '/sign-up/email': { window: 60, max: 10 },
+        // RATE_LIMIT_AUTH_PER_MINUTE (default 10) per address, the same knob as the API's own auth bucket.
+        '/sign-in/email': { window: 60, max: config.rateLimits.authPerMinute },
+        '/sign-up/email': { window: 60, max: config.rateLimits.authPerMinute },
       },
     },
     advanced: {
