@@ -128,6 +128,8 @@ export interface OrdersTable {
   tx_hash: string | null;
   block_number: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
   paid_at: NullableTimestamp;
+  /** OrderPaid.releaseAfter: when the reserve may be released, on the chain clock (migration 010). */
+  reserve_release_at: NullableTimestamp;
   refunded_amount: ColumnType<bigint, bigint | undefined, bigint | string>;
   reserve_remaining: ColumnType<bigint, bigint | undefined, bigint | string>;
   settlement_id: string | null;

@@ -6,12 +6,15 @@
 import { concat, encodeFunctionData, erc20Abi, hashTypedData, pad, parseEventLogs, zeroAddress, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
 import { subscriptionManagerAbi } from '../../src/chain/artifacts/SubscriptionManager.js';
+import { toBytes32Id } from '../../src/chain/eip712.js';
+import { formatUnits } from '../../src/lib/money.js';
 import { computeSplit } from '../../src/modules/orders/split.js';
 import { permissionFromJson } from '../../src/modules/subscriptions/permission.js';
 import { createServices } from '../../src/services.js';
 import { sweepSubscriptions } from '../../src/workers.js';
-import { balances, changes, chargeLaterFlow, driveAtDepth, type ChargeLaterFlow } from '../helpers/charge-later-flow.js';
+import { balances, changes, chargeLaterFlow, driveAtDepth, units, type ChargeLaterFlow } from '../helpers/charge-later-flow.js';
 import { deploySafe, deploySafeStack, SAFE_ARTIFACTS, signSafeHash } from '../helpers/safe.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -35,9 +38,9 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
   }
   const approve = async (who: LocalAccount, value: bigint) =>
     t.f.chain.confirm(await t.f.chain.walletClientFor(who).writeContract({ address: t.f.chain.usdc, abi: erc20Abi, functionName: 'approve', args: [manager(), value] }));
-  async function create(amount = '10.00') {
+  async function create(amount = '10.00', merchantId: string = t.setup.m.external_id) {
     await t.syncClock();
-    const res = await t.api('POST', '/v1/subscriptions', { merchant_id: t.setup.m.external_id, chain_id: 84532, token: 'USDC', amount, interval: 'month' });
+    const res = await t.api('POST', '/v1/subscriptions', { merchant_id: merchantId, chain_id: 84532, token: 'USDC', amount, interval: 'month' });
     expect(res.status, res.text).toBe(201);
     return { id: res.body.id as string, token: (res.body.url as string).split('/subscribe/')[1]! };
   }
@@ -141,6 +144,93 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
     expect(s).toMatchObject({ state: 'canceled', cancel_reason: 'canceled_by_platform' });
     expect(await charges(id)).toHaveLength(1);
     expect(await t.f.chain.publicClient.readContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'revoked', args: [s.permission_hash] })).toBe(true);
+  });
+
+  it('a charge\'s reserve settles like any order\'s: held for the hold on the chain clock, refundable from reserve, then released in the same batch as a checkout order', async () => {
+    const { chain, h } = t.f;
+    const HOLD = h.config.reserveHoldDays * 86_400;
+    const reserveOnChain = async (orderId: string) =>
+      (await chain.publicClient.readContract({ address: chain.router, abi: paymentRouterAbi, functionName: 'orders', args: [toBytes32Id(orderId)] })).reserve;
+    /** The settlement worker's pass, its settleBatch mined to the depth and indexed; the settlements it created. */
+    async function settle() {
+      await t.index();
+      const known = new Set((await h.db.selectFrom('settlements').select('id').execute()).map((s) => s.id));
+      await h.services.settlements.runOnce();
+      await t.drive();
+      await t.index();
+      return (await h.db.selectFrom('settlements').selectAll().execute()).filter((s) => !known.has(s.id));
+    }
+    // Earlier tests' charges past their hold are released first; this test's orders go to a merchant of their own.
+    await settle();
+    const wallet = privateKeyToAccount(generatePrivateKey()).address;
+    const m = await t.api('POST', '/v1/onboarding/merchants', { external_id: `m_reserve_${depth}`, name: 'Reserve Goods', merchant_wallet: wallet, chain_id: 84532, reserve_bps: 1000 });
+    expect(m.status, m.text).toBe(201);
+
+    const buyer = await payer(100_000_000n);
+    await approve(buyer, 100_000_000n);
+    const { id, token } = await create('20.00', m.body.external_id);
+    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
+    await period(0);
+    const [charge] = await charges(id);
+    // A checkout-style order of the same amount, paid by the same payer in the same minute.
+    await t.syncClock();
+    const plain = await t.api('POST', '/v1/orders', { merchant_id: m.body.external_id, order_no: `plain-${depth}`, chain_id: 84532, token: 'USDC', amount: '20.00' });
+    expect(plain.status, plain.text).toBe(201);
+    await t.pay(buyer, plain.body);
+    await t.index();
+    const rows = await h.db.selectFrom('orders').select(['id', 'state', 'reserve_hold', 'reserve_remaining', 'reserve_release_at', 'paid_at']).where('id', 'in', [charge!.id, plain.body.id]).execute();
+    const chargeRow = rows.find((r) => r.id === charge!.id)!;
+    const plainRow = rows.find((r) => r.id === plain.body.id)!;
+    const split = computeSplit(20_000_000n, 100, 500, 1000);
+    for (const r of [chargeRow, plainRow]) {
+      expect(r).toMatchObject({ state: 'confirmed', reserve_hold: split.reserveHold, reserve_remaining: split.reserveHold });
+      // Held for exactly the hold, from the block that paid it (the chain's clock, not the wall clock).
+      expect(r.reserve_release_at!.getTime() - r.paid_at!.getTime()).toBe(HOLD * 1000);
+    }
+    expect(await reserveOnChain(charge!.id)).toBe(split.reserveHold);
+
+    // A partial refund of the charge comes out of its reserve, exactly as for any order.
+    const refund = await t.api('POST', '/v1/refunds', { order_id: charge!.id, amount: '0.50' });
+    expect(refund.status, refund.text).toBe(201);
+    await h.services.refunds.runOnce();
+    await t.drive();
+    await t.index();
+    expect((await t.api('GET', `/v1/refunds/${refund.body.id}`)).body).toMatchObject({ state: 'completed' });
+    const left = split.reserveHold - 500_000n;
+    expect(await reserveOnChain(charge!.id)).toBe(left);
+
+    // The balance counts both reserves as held and nothing of them releasable before the hold ends.
+    const mine = async () => (await t.api('GET', '/v1/balance_transactions?type=reserve_release&limit=100')).body.data.filter((b: any) => b.order_id === charge!.id || b.order_id === plain.body.id);
+    const balanceBefore = (await t.api('GET', `/v1/balance?merchant_id=${m.body.external_id}`)).body;
+    await chain.increaseTime(HOLD - 600);
+    expect(await settle()).toEqual([]);
+    expect(await mine()).toEqual([]);
+
+    await chain.increaseTime(1_200);
+    const before = await balances(chain, { merchant: wallet, router: chain.router });
+    const created = await settle();
+    expect(created).toHaveLength(1);
+    const s = created[0]!;
+    // The batch may carry other merchants' due orders (a charge of an earlier test paid in the same minute).
+    expect(s.state).toBe('confirmed');
+    // The merchant's wallet gets exactly what the router held for the two orders, and the router pays out the batch.
+    expect(changes(before, await balances(chain, { merchant: wallet, router: chain.router }))).toEqual({ merchant: left + split.reserveHold, router: -BigInt(s.total) });
+    expect(await reserveOnChain(charge!.id)).toBe(0n);
+    expect(await reserveOnChain(plain.body.id)).toBe(0n);
+    for (const o of [charge!.id, plain.body.id]) {
+      expect(await h.db.selectFrom('orders').select(['settlement_id', 'reserve_remaining']).where('id', '=', o).executeTakeFirstOrThrow()).toEqual({ settlement_id: s.id, reserve_remaining: 0n });
+    }
+    // The ledger has one reserve_release per order, the balance moved them from held to released.
+    const released = await mine();
+    expect(released.map((b: any) => [b.order_id, b.amount, b.settlement_id]).sort()).toEqual([
+      [charge!.id, formatUnits(left), s.id], [plain.body.id, formatUnits(split.reserveHold), s.id],
+    ].sort());
+    const balanceAfter = (await t.api('GET', `/v1/balance?merchant_id=${m.body.external_id}`)).body;
+    expect(units(balanceAfter.released) - units(balanceBefore.released)).toBe(left + split.reserveHold);
+    expect(units(balanceBefore.reserve_held) - units(balanceAfter.reserve_held)).toBe(left + split.reserveHold);
+    const settlement = (await t.api('GET', `/v1/settlements/${s.id}`)).body;
+    const ours = settlement.orders.filter((o: any) => o.order_id === charge!.id || o.order_id === plain.body.id);
+    expect(ours.map((o: any) => [o.order_id, o.state, o.released_amount]).sort()).toEqual([[charge!.id, 'released', formatUnits(left)], [plain.body.id, 'released', formatUnits(split.reserveHold)]].sort());
   });
 
   it('a Safe (ERC-1271) subscribes: the owner signs for the Safe, the Safe approves the manager, the charge pulls from the Safe', async () => {
