@@ -19,14 +19,7 @@ abstract contract GaslessTestBase is RouterTestBase {
 
     function setUp() public virtual override {
         super.setUp();
-        roles = CircleUSDC.Roles({
-            proxyAdmin: makeAddr("usdc proxyAdmin"),
-            masterMinter: makeAddr("usdc masterMinter"),
-            pauser: makeAddr("usdc pauser"),
-            blacklister: makeAddr("usdc blacklister"),
-            owner: makeAddr("usdc owner"),
-            lostAndFound: makeAddr("usdc lostAndFound")
-        });
+        roles = CircleUSDC.testRoles();
         fiat = CircleUSDC.deploy(roles);
         payer = vm.addr(PAYER_KEY);
         vm.label(payer, "payer");
