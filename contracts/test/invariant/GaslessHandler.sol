@@ -143,14 +143,7 @@ contract GaslessHandler is HandlerStats {
         if (fault >= 6) fault = 0; // three in four authorizations are good
         if (fault == 1 && _orders.length < 2) fault = 0;
         address from = payer(who);
-        AuthUtils.Authorization memory a = AuthUtils.Authorization({
-            from: from,
-            to: address(router),
-            value: o.amount,
-            validAfter: 0,
-            validBefore: o.deadline + 1,
-            nonce: router.hashPayOrder(o)
-        });
+        AuthUtils.Authorization memory a = AuthUtils.forOrder(router, from, o);
         uint256 key = payerKey(who);
         if (fault == 1) a.nonce = router.hashPayOrder(_orders[(_pick(orderSeed) + 1) % _orders.length]);
         if (fault == 2) a.validBefore = o.deadline + 2;
