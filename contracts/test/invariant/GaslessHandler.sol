@@ -6,7 +6,7 @@ import {PaymentRouter} from "../../src/PaymentRouter.sol";
 import {AuthUtils} from "../utils/AuthUtils.sol";
 import {IFiatTokenV2_2} from "../utils/CircleUSDC.sol";
 import {SigUtils} from "../utils/SigUtils.sol";
-import {TestBase} from "../utils/TestBase.sol";
+import {HandlerStats} from "./HandlerStats.sol";
 
 /// @notice Drives gasless (ERC-3009) and classic payments of the same orders against Circle's real USDC, with
 ///         faulty authorizations, blacklisting, token and router pauses thrown in. As in RouterHandler, every
@@ -15,7 +15,7 @@ import {TestBase} from "../utils/TestBase.sol";
 ///         predicted / skipped / unexpected.
 /// @dev RouterHandler's model is written for TestUSDC (OpenZeppelin custom errors, its permits, its mint), so the
 ///      gasless action lives in this handler over FiatTokenV2_2 rather than in that one.
-contract GaslessHandler is TestBase {
+contract GaslessHandler is HandlerStats {
     enum Action {
         NewOrder,
         PayGasless,
@@ -32,14 +32,6 @@ contract GaslessHandler is TestBase {
     uint256 internal constant SIGNER_KEY = 0xA11CE;
     uint256 internal constant STRANGER_KEY = 0xBAD;
 
-    struct Stats {
-        uint256 attempted;
-        uint256 succeeded;
-        uint256 reverted;
-        uint256 skipped;
-        uint256 unexpected;
-    }
-
     PaymentRouter public immutable router;
     IFiatTokenV2_2 public immutable fiat;
     address public immutable owner;
@@ -51,7 +43,6 @@ contract GaslessHandler is TestBase {
     address public immutable platform;
 
     Stats[8] internal _stats;
-    string public lastUnexpected;
     /// @dev How many gasless calls reverted as predicted, per injected fault (0 = none).
     uint256[6] public gaslessRevertsByFault;
 
@@ -152,14 +143,7 @@ contract GaslessHandler is TestBase {
         if (fault >= 6) fault = 0; // three in four authorizations are good
         if (fault == 1 && _orders.length < 2) fault = 0;
         address from = payer(who);
-        AuthUtils.Authorization memory a = AuthUtils.Authorization({
-            from: from,
-            to: address(router),
-            value: o.amount,
-            validAfter: 0,
-            validBefore: o.deadline + 1,
-            nonce: router.hashPayOrder(o)
-        });
+        AuthUtils.Authorization memory a = AuthUtils.forOrder(router, from, o);
         uint256 key = payerKey(who);
         if (fault == 1) a.nonce = router.hashPayOrder(_orders[(_pick(orderSeed) + 1) % _orders.length]);
         if (fault == 2) a.validBefore = o.deadline + 2;
@@ -300,36 +284,19 @@ contract GaslessHandler is TestBase {
         ghostBalance[from] -= o.amount;
     }
 
-    // ---------------------------------------------------------------- bookkeeping (as HandlerBase)
+    // ---------------------------------------------------------------- bookkeeping (HandlerStats)
 
     function _record(Action a, bool ok, bytes memory err, bytes memory expected) internal returns (bool) {
-        Stats storage s = _stats[uint256(a)];
-        ++s.attempted;
-        if (ok && expected.length == 0) {
-            ++s.succeeded;
-        } else if (!ok && expected.length != 0 && keccak256(err) == keccak256(expected)) {
-            ++s.reverted;
-        } else {
-            ++s.unexpected;
-            lastUnexpected = string.concat(
-                "gasless action ",
-                vm.toString(uint256(a)),
-                ok ? " succeeded, expected " : " reverted with ",
-                vm.toString(ok ? expected : err),
-                ok ? "" : string.concat(", expected ", vm.toString(expected))
-            );
-        }
+        _tally(_stats[uint256(a)], "gasless action ", uint256(a), ok, err, expected);
         return ok;
     }
 
     function _skip(Action a) internal {
-        ++_stats[uint256(a)].attempted;
-        ++_stats[uint256(a)].skipped;
+        _skipped(_stats[uint256(a)]);
     }
 
     function _done(Action a) internal {
-        ++_stats[uint256(a)].attempted;
-        ++_stats[uint256(a)].succeeded;
+        _succeeded(_stats[uint256(a)]);
     }
 
     /// @dev Three times in four one of the four newest orders, else any.

@@ -2,43 +2,17 @@
 pragma solidity 0.8.30;
 
 import {IPaymentRouter} from "../../src/IPaymentRouter.sol";
-import {PaymentRouter} from "../../src/PaymentRouter.sol";
-import {CircleUSDC, IFiatTokenV2_2} from "../utils/CircleUSDC.sol";
-import {TestBase} from "../utils/TestBase.sol";
+import {FiatInvariantBase} from "./FiatInvariantBase.sol";
 import {GaslessHandler} from "./GaslessHandler.sol";
 
 /// @notice Invariant campaign (and a deterministic walk) over gasless and classic payments with Circle's USDC.
-contract GaslessInvariantsTest is TestBase {
-    PaymentRouter internal router;
-    IFiatTokenV2_2 internal fiat;
+contract GaslessInvariantsTest is FiatInvariantBase {
     GaslessHandler internal handler;
-    uint256 internal supply;
-    address internal treasury;
 
     function setUp() public {
-        vm.warp(1_750_000_000);
-        address owner = makeAddr("owner");
-        address operator = makeAddr("operator");
-        treasury = makeAddr("treasury");
-        router = new PaymentRouter(owner, vm.addr(0xA11CE), operator, treasury, 2 days);
-        CircleUSDC.Roles memory roles = CircleUSDC.Roles({
-            proxyAdmin: makeAddr("usdc proxyAdmin"),
-            masterMinter: makeAddr("usdc masterMinter"),
-            pauser: makeAddr("usdc pauser"),
-            blacklister: makeAddr("usdc blacklister"),
-            owner: makeAddr("usdc owner"),
-            lostAndFound: makeAddr("usdc lostAndFound")
-        });
-        fiat = CircleUSDC.deploy(roles);
+        _deployRouterAndFiat();
         handler = new GaslessHandler(router, fiat, owner, operator, roles.blacklister, roles.pauser);
-        address[] memory payers = new address[](3);
-        for (uint256 i; i < 3; ++i) {
-            payers[i] = handler.payer(i);
-        }
-        CircleUSDC.mint(fiat, roles.masterMinter, makeAddr("usdc minter"), payers, 1e15);
-        handler.syncBalances();
-        supply = fiat.totalSupply();
-        targetContract(address(handler));
+        _fundAndTarget(handler);
         bytes4[] memory s = new bytes4[](8);
         (s[0], s[1], s[2], s[3]) =
         (
@@ -136,18 +110,11 @@ contract GaslessInvariantsTest is TestBase {
     }
 
     function _check() internal view {
+        uint256 sumReserve = _checkOrders(handler);
         uint256 n = handler.orderCount();
-        uint256 sumReserve;
         for (uint256 i; i < n; ++i) {
             IPaymentRouter.PayOrder memory o = handler.orderAt(i);
-            IPaymentRouter.Order memory rec = router.orders(o.orderId);
-            vm.assertEq(rec.paid, handler.ghostPaid(o.orderId), "paid as modelled");
-            vm.assertFalse(rec.paid && router.orderCancelled(o.orderId), "cancelled order paid");
-            sumReserve += rec.reserve;
-            if (rec.paid) {
-                vm.assertEq(rec.payer, handler.ghostPayer(o.orderId), "payer as modelled");
-                vm.assertEq(rec.reserve, o.reserveHold, "reserve as signed");
-            }
+            vm.assertFalse(router.orders(o.orderId).paid && router.orderCancelled(o.orderId), "cancelled order paid");
             // The authorization nonce is burnt exactly when the order was paid gaslessly, and only for its payer.
             for (uint256 p; p < 3; ++p) {
                 bool expectBurnt =
@@ -161,14 +128,7 @@ contract GaslessInvariantsTest is TestBase {
         vm.assertEq(routerBalance, router.reserved(address(fiat)), "router holds exactly the reserves");
         vm.assertEq(routerBalance, sumReserve, "reserves sum");
         vm.assertEq(routerBalance, handler.ghostReserve(), "reserves as modelled");
-        vm.assertEq(fiat.balanceOf(handler.relayer()), 0, "relayer gets nothing");
-        uint256 held = routerBalance + fiat.balanceOf(treasury) + fiat.balanceOf(handler.platform())
-            + fiat.balanceOf(handler.merchant());
-        for (uint256 p; p < 3; ++p) {
-            vm.assertEq(fiat.balanceOf(handler.payer(p)), handler.ghostBalance(handler.payer(p)), "payer balance");
-            held += fiat.balanceOf(handler.payer(p));
-        }
-        vm.assertEq(held, supply, "no USDC created or lost");
+        _checkHoldings(handler);
         vm.assertEq(fiat.totalSupply(), supply, "supply");
         for (uint256 a; a < handler.ACTION_COUNT(); ++a) {
             GaslessHandler.Stats memory s = handler.stats(a);

@@ -4,13 +4,13 @@ pragma solidity 0.8.30;
 import {IPaymentRouter} from "../../src/IPaymentRouter.sol";
 import {PaymentRouter} from "../../src/PaymentRouter.sol";
 import {TestUSDC} from "../../src/TestUSDC.sol";
-import {TestBase} from "../utils/TestBase.sol";
+import {HandlerStats} from "./HandlerStats.sol";
 
 /// @notice State, ghost books and the outcome model shared by the handler's actions. Every router call is
 ///         made inside try/catch and compared with the outcome the model predicts (empty = success, else the
 ///         exact revert data), so a call that succeeds where it should revert, or reverts with anything but
 ///         the predicted error, is counted as unexpected instead of vanishing into fail_on_revert = false.
-abstract contract HandlerBase is TestBase {
+abstract contract HandlerBase is HandlerStats {
     enum Action {
         NewOrder,
         Pay,
@@ -36,15 +36,6 @@ abstract contract HandlerBase is TestBase {
 
     uint256 public constant ACTION_COUNT = 20;
 
-    /// @dev attempted = succeeded + reverted (as predicted) + skipped (by a bound, no call made) + unexpected.
-    struct Stats {
-        uint256 attempted;
-        uint256 succeeded;
-        uint256 reverted;
-        uint256 skipped;
-        uint256 unexpected;
-    }
-
     struct Signed {
         IPaymentRouter.PayOrder order;
         uint256 signerIndex;
@@ -68,7 +59,6 @@ abstract contract HandlerBase is TestBase {
     address public immutable platform;
 
     Stats[20] internal _stats;
-    string public lastUnexpected; // what the model got wrong last, for the failure message
     mapping(bytes4 errorSelector => uint256) public revertsBy; // predicted reverts, by custom error
 
     bytes32[] public orderIds;
@@ -165,35 +155,17 @@ abstract contract HandlerBase is TestBase {
     }
 
     function _skip(Action a) internal {
-        ++_stats[uint256(a)].attempted;
-        ++_stats[uint256(a)].skipped;
+        _skipped(_stats[uint256(a)]);
     }
 
     function _done(Action a) internal {
-        ++_stats[uint256(a)].attempted;
-        ++_stats[uint256(a)].succeeded;
+        _succeeded(_stats[uint256(a)]);
     }
 
     /// @dev Books one router call against the prediction; true when it succeeded (predicted or not), so the
     ///      ghosts follow what really happened and the invariants judge it.
     function _record(Action a, bool ok, bytes memory err, bytes memory expected) internal returns (bool) {
-        Stats storage s = _stats[uint256(a)];
-        ++s.attempted;
-        if (ok && expected.length == 0) {
-            ++s.succeeded;
-        } else if (!ok && expected.length != 0 && keccak256(err) == keccak256(expected)) {
-            ++s.reverted;
-            ++revertsBy[bytes4(err)];
-        } else {
-            ++s.unexpected;
-            lastUnexpected = string.concat(
-                "action ",
-                vm.toString(uint256(a)),
-                ok ? " succeeded, expected " : " reverted with ",
-                vm.toString(ok ? expected : err),
-                ok ? "" : string.concat(", expected ", vm.toString(expected))
-            );
-        }
+        if (_tally(_stats[uint256(a)], "action ", uint256(a), ok, err, expected)) ++revertsBy[bytes4(err)];
         return ok;
     }
 

@@ -3,39 +3,24 @@ pragma solidity 0.8.30;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {ISubscriptionManager} from "../../src/ISubscriptionManager.sol";
-import {PaymentRouter} from "../../src/PaymentRouter.sol";
 import {SubscriptionManager} from "../../src/SubscriptionManager.sol";
-import {CircleUSDC, IFiatTokenV2_2} from "../utils/CircleUSDC.sol";
-import {TestBase} from "../utils/TestBase.sol";
+import {CircleUSDC} from "../utils/CircleUSDC.sol";
+import {FiatInvariantBase} from "./FiatInvariantBase.sol";
 import {SubscriptionHandler} from "./SubscriptionHandler.sol";
 
 /// @notice Invariant campaign (and a deterministic walk) over subscription charges and revocations across warped
 ///         periods, with Circle's USDC: per permission Σ charged <= amount × periods begun, never two charges in
 ///         one period, none after a revocation, none by a stranger or with a tampered permission, every outcome
 ///         as modelled, and the router's balance >= reserved + held.
-contract SubscriptionInvariantsTest is TestBase {
+contract SubscriptionInvariantsTest is FiatInvariantBase {
     uint256 internal constant FUNDS = 1e13;
 
-    PaymentRouter internal router;
-    IFiatTokenV2_2 internal fiat;
     SubscriptionManager internal manager;
     SubscriptionHandler internal handler;
     address[2] internal payers;
 
     function setUp() public {
-        vm.warp(1_750_000_000);
-        address owner = makeAddr("owner");
-        address operator = makeAddr("operator");
-        router = new PaymentRouter(owner, vm.addr(0xA11CE), operator, makeAddr("treasury"), 2 days);
-        CircleUSDC.Roles memory roles = CircleUSDC.Roles({
-            proxyAdmin: makeAddr("usdc proxyAdmin"),
-            masterMinter: makeAddr("usdc masterMinter"),
-            pauser: makeAddr("usdc pauser"),
-            blacklister: makeAddr("usdc blacklister"),
-            owner: makeAddr("usdc owner"),
-            lostAndFound: makeAddr("usdc lostAndFound")
-        });
-        fiat = CircleUSDC.deploy(roles);
+        _deployRouterAndFiat();
         manager = new SubscriptionManager(router);
         vm.prank(owner);
         router.setModule(address(manager), true);

@@ -67,8 +67,7 @@ contract X402Handler is GaslessHandler {
         IPaymentRouter.PayOrder storage o = _orders[_orders.length - 1];
         o.payer = payer(seed);
         o.deadline = block.timestamp + 1 hours * (1 + (seed >> 8) % 4);
-        ++_xStats[uint256(X.NewLockedOrder)].attempted;
-        ++_xStats[uint256(X.NewLockedOrder)].succeeded;
+        _succeeded(_xStats[uint256(X.NewLockedOrder)]);
     }
 
     /// The relayer submits payer(`who`)'s x402 authorization through the router. `fault`: 0 none, 1 validBefore
@@ -120,8 +119,7 @@ contract X402Handler is GaslessHandler {
         _landed.push(Landed(a, key, idx, false));
         ghostUnattributed += a.value;
         ghostBalance[a.from] -= a.value;
-        ++_xStats[uint256(X.FrontRun)].attempted;
-        ++_xStats[uint256(X.FrontRun)].succeeded;
+        _succeeded(_xStats[uint256(X.FrontRun)]);
     }
 
     /// The operator attributes a landed authorization. `fault`: 0 to its own order, 1 to another order, 2 with a
@@ -269,27 +267,11 @@ contract X402Handler is GaslessHandler {
     }
 
     function _book(X x, bool ok, bytes memory err, bytes memory expected) internal returns (bool) {
-        Stats storage s = _xStats[uint256(x)];
-        ++s.attempted;
-        if (ok && expected.length == 0) {
-            ++s.succeeded;
-        } else if (!ok && expected.length != 0 && keccak256(err) == keccak256(expected)) {
-            ++s.reverted;
-        } else {
-            ++s.unexpected;
-            lastUnexpected = string.concat(
-                "x402 action ",
-                vm.toString(uint256(x)),
-                ok ? " succeeded, expected " : " reverted with ",
-                vm.toString(ok ? expected : err),
-                ok ? "" : string.concat(", expected ", vm.toString(expected))
-            );
-        }
+        _tally(_xStats[uint256(x)], "x402 action ", uint256(x), ok, err, expected);
         return ok;
     }
 
     function _xSkip(X x) internal {
-        ++_xStats[uint256(x)].attempted;
-        ++_xStats[uint256(x)].skipped;
+        _skipped(_xStats[uint256(x)]);
     }
 }

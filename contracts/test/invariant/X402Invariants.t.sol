@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
-import {IPaymentRouter} from "../../src/IPaymentRouter.sol";
-import {PaymentRouter} from "../../src/PaymentRouter.sol";
 import {AuthUtils} from "../utils/AuthUtils.sol";
-import {CircleUSDC, IFiatTokenV2_2} from "../utils/CircleUSDC.sol";
-import {TestBase} from "../utils/TestBase.sol";
+import {FiatInvariantBase} from "./FiatInvariantBase.sol";
 import {GaslessHandler} from "./GaslessHandler.sol";
 import {X402Handler} from "./X402Handler.sol";
 
@@ -13,37 +10,13 @@ import {X402Handler} from "./X402Handler.sol";
 ///         mixed with gasless and classic payments of the same orders, cancels, pauses and blacklists, on Circle's
 ///         USDC. The router always holds exactly reserved + what the model has unattributed, never less than
 ///         reserved + held, and every party's balance is what the model predicts.
-contract X402InvariantsTest is TestBase {
-    PaymentRouter internal router;
-    IFiatTokenV2_2 internal fiat;
+contract X402InvariantsTest is FiatInvariantBase {
     X402Handler internal handler;
-    uint256 internal supply;
-    address internal treasury;
 
     function setUp() public {
-        vm.warp(1_750_000_000);
-        address owner = makeAddr("owner");
-        address operator = makeAddr("operator");
-        treasury = makeAddr("treasury");
-        router = new PaymentRouter(owner, vm.addr(0xA11CE), operator, treasury, 2 days);
-        CircleUSDC.Roles memory roles = CircleUSDC.Roles({
-            proxyAdmin: makeAddr("usdc proxyAdmin"),
-            masterMinter: makeAddr("usdc masterMinter"),
-            pauser: makeAddr("usdc pauser"),
-            blacklister: makeAddr("usdc blacklister"),
-            owner: makeAddr("usdc owner"),
-            lostAndFound: makeAddr("usdc lostAndFound")
-        });
-        fiat = CircleUSDC.deploy(roles);
+        _deployRouterAndFiat();
         handler = new X402Handler(router, fiat, owner, operator, roles.blacklister, roles.pauser);
-        address[] memory payers = new address[](3);
-        for (uint256 i; i < 3; ++i) {
-            payers[i] = handler.payer(i);
-        }
-        CircleUSDC.mint(fiat, roles.masterMinter, makeAddr("usdc minter"), payers, 1e15);
-        handler.syncBalances();
-        supply = fiat.totalSupply();
-        targetContract(address(handler));
+        _fundAndTarget(handler);
         bytes4[] memory s = new bytes4[](11);
         (s[0], s[1], s[2], s[3], s[4], s[5]) = (
             handler.newLockedOrder.selector,
@@ -146,17 +119,7 @@ contract X402InvariantsTest is TestBase {
     }
 
     function _check() internal view {
-        uint256 sumReserve;
-        for (uint256 i; i < handler.orderCount(); ++i) {
-            IPaymentRouter.PayOrder memory o = handler.orderAt(i);
-            IPaymentRouter.Order memory rec = router.orders(o.orderId);
-            vm.assertEq(rec.paid, handler.ghostPaid(o.orderId), "paid as modelled");
-            sumReserve += rec.reserve;
-            if (rec.paid) {
-                vm.assertEq(rec.payer, handler.ghostPayer(o.orderId), "payer as modelled");
-                vm.assertEq(rec.reserve, o.reserveHold, "reserve as signed");
-            }
-        }
+        uint256 sumReserve = _checkOrders(handler);
         for (uint256 i; i < handler.landedCount(); ++i) {
             (AuthUtils.Authorization memory a, bool consumed) = handler.landedAt(i);
             vm.assertEq(router.x402Consumed(a.from, a.nonce), consumed, "consumed as modelled");
@@ -168,14 +131,7 @@ contract X402InvariantsTest is TestBase {
         vm.assertEq(reserved, sumReserve, "reserves sum");
         vm.assertEq(reserved, handler.ghostReserve(), "reserves as modelled");
         vm.assertEq(routerBalance, reserved + handler.ghostUnattributed(), "router = reserved + unattributed");
-        uint256 total = routerBalance + fiat.balanceOf(treasury) + fiat.balanceOf(handler.platform())
-            + fiat.balanceOf(handler.merchant());
-        for (uint256 p; p < 3; ++p) {
-            vm.assertEq(fiat.balanceOf(handler.payer(p)), handler.ghostBalance(handler.payer(p)), "payer balance");
-            total += fiat.balanceOf(handler.payer(p));
-        }
-        vm.assertEq(total, supply, "no USDC created or lost");
-        vm.assertEq(fiat.balanceOf(handler.relayer()), 0, "relayer gets nothing");
+        _checkHoldings(handler);
         for (uint256 a; a < handler.ACTION_COUNT(); ++a) {
             vm.assertEq(handler.stats(a).unexpected, 0, handler.lastUnexpected());
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
+import {IPaymentRouter} from "../../src/IPaymentRouter.sol";
 import {IFiatTokenV2_2} from "./CircleUSDC.sol";
 import {SigUtils} from "./SigUtils.sol";
 import {Vm} from "./Vm.sol";
@@ -38,6 +39,24 @@ library AuthUtils {
         uint256 validAfter;
         uint256 validBefore;
         bytes32 nonce;
+    }
+
+    /// @dev The authorization the service asks the buyer to sign for `o`: to the router, the order's amount,
+    ///      valid at once (validAfter = 0) until the order's deadline (validBefore = deadline + 1), nonce =
+    ///      hashPayOrder(o).
+    function forOrder(IPaymentRouter router, address from, IPaymentRouter.PayOrder memory o)
+        internal
+        view
+        returns (Authorization memory)
+    {
+        return Authorization({
+            from: from,
+            to: address(router),
+            value: o.amount,
+            validAfter: 0,
+            validBefore: o.deadline + 1,
+            nonce: router.hashPayOrder(o)
+        });
     }
 
     /// @dev The token's EIP-712 domain separator, rebuilt from name() and version() and required to equal the

@@ -83,6 +83,18 @@ library CircleUSDC {
         address lostAndFound;
     }
 
+    /// @dev The roles the tests give USDC: one address per role, labelled "usdc <role>" (as TestBase.makeAddr).
+    function testRoles() internal returns (Roles memory) {
+        return Roles({
+            proxyAdmin: _named("usdc proxyAdmin"),
+            masterMinter: _named("usdc masterMinter"),
+            pauser: _named("usdc pauser"),
+            blacklister: _named("usdc blacklister"),
+            owner: _named("usdc owner"),
+            lostAndFound: _named("usdc lostAndFound")
+        });
+    }
+
     /// @dev Returns the proxy, i.e. the USDC address everybody uses. The caller must not be `roles.proxyAdmin`.
     function deploy(Roles memory roles) internal returns (IFiatTokenV2_2 usdc) {
         address checker =
@@ -117,6 +129,11 @@ library CircleUSDC {
             vm.prank(minter);
             usdc.mint(to[i], amount);
         }
+    }
+
+    function _named(string memory name) private returns (address account) {
+        account = vm.addr(uint256(keccak256(bytes(name))));
+        vm.label(account, name);
     }
 
     function _artifact(string memory path) private view returns (string memory) {

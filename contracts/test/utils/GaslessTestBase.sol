@@ -19,14 +19,7 @@ abstract contract GaslessTestBase is RouterTestBase {
 
     function setUp() public virtual override {
         super.setUp();
-        roles = CircleUSDC.Roles({
-            proxyAdmin: makeAddr("usdc proxyAdmin"),
-            masterMinter: makeAddr("usdc masterMinter"),
-            pauser: makeAddr("usdc pauser"),
-            blacklister: makeAddr("usdc blacklister"),
-            owner: makeAddr("usdc owner"),
-            lostAndFound: makeAddr("usdc lostAndFound")
-        });
+        roles = CircleUSDC.testRoles();
         fiat = CircleUSDC.deploy(roles);
         payer = vm.addr(PAYER_KEY);
         vm.label(payer, "payer");
@@ -44,21 +37,13 @@ abstract contract GaslessTestBase is RouterTestBase {
         return splitOrder(address(fiat), amount, 100, 500, 1000);
     }
 
-    /// @dev The authorization the service asks the buyer to sign for `o`: to the router, the order's amount,
-    ///      valid from now until the order's deadline (validBefore = deadline + 1), nonce = hashPayOrder(o).
+    /// @dev The authorization the service asks the buyer to sign for `o` (AuthUtils.forOrder).
     function authFor(address from, IPaymentRouter.PayOrder memory o)
         internal
         view
         returns (AuthUtils.Authorization memory)
     {
-        return AuthUtils.Authorization({
-            from: from,
-            to: address(router),
-            value: o.amount,
-            validAfter: 0,
-            validBefore: o.deadline + 1,
-            nonce: router.hashPayOrder(o)
-        });
+        return AuthUtils.forOrder(router, from, o);
     }
 
     function signAuth(uint256 key, AuthUtils.Authorization memory a) internal view returns (bytes memory) {
