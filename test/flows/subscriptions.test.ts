@@ -146,6 +146,34 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
     expect(await t.f.chain.publicClient.readContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'revoked', args: [s.permission_hash] })).toBe(true);
   });
 
+  it('cancel at once withdraws a charge still only queued: its order fails, nothing moves, the permission is revoked', async () => {
+    const buyer = await payer(50_000_000n);
+    await approve(buyer, 50_000_000n);
+    const { id, token } = await create('7.00');
+    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
+    // The scheduler queues the first charge; the sender has not run yet.
+    await t.index();
+    await t.syncClock();
+    await sweepSubscriptions(t.f.h.services, 84532);
+    const [queued] = await charges(id);
+    expect(queued!.state).toBe('pending_payment');
+    const before = await balances(t.f.chain, t.who(buyer));
+    const res = await t.api('POST', `/v1/subscriptions/${id}/cancel`, {});
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ state: 'canceled', cancel_reason: 'canceled_by_platform' });
+    await t.drive();
+    await t.index();
+    expect(changes(before, await balances(t.f.chain, t.who(buyer)))).toEqual({ treasury: 0n, platform: 0n, merchant: 0n, router: 0n, payer: 0n });
+    expect((await charges(id)).map((o) => [o.state, o.failure_reason])).toEqual([['failed', 'subscription canceled before the charge was sent']]);
+    const intents = (await t.f.h.services.operatorTxs.list(84532)).filter((x) => x.ref_id === queued!.id || x.ref_id === id);
+    expect(intents.map((x) => [x.purpose, x.state])).toEqual([['subscription_charge', 'rejected'], ['subscription_revoke', 'done']]);
+    const s = await sub(id);
+    expect(s).toMatchObject({ state: 'canceled', periods_charged: 0 });
+    expect(await t.f.chain.publicClient.readContract({ address: manager(), abi: subscriptionManagerAbi, functionName: 'revoked', args: [s.permission_hash] })).toBe(true);
+    const events = (await t.api('GET', '/v1/events?limit=100')).body.data.filter((e: any) => e.data.object.id === queued!.id).map((e: any) => e.type);
+    expect(events).toContain('order.failed');
+  });
+
   it('a charge\'s reserve settles like any order\'s: held for the hold on the chain clock, refundable from reserve, then released in the same batch as a checkout order', async () => {
     const { chain, h } = t.f;
     const HOLD = h.config.reserveHoldDays * 86_400;
