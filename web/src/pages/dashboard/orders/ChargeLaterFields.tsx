@@ -37,7 +37,7 @@ export function ChargeLaterFields({ value, onChange, errors }: { value: ChargeLa
         {value.enabled && (
           <>
             <Field
-              label="Capture within"
+              label="Capture window"
               name="capture_within_seconds"
               inputMode="numeric"
               value={value.within}
