@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExportsService } from '../../src/modules/exports/index.js';
 import { csvCell, csvField } from '../../src/modules/exports/csv.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { authorize, captureOnChain } from '../helpers/authorizations.js';
 import { fakeChain, merchant, order } from '../helpers/factories.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { completeRefund, pay, setChainTime, settle } from './balance-fixtures.js';
@@ -129,6 +131,65 @@ describe('CSV exports', () => {
     expect(['plain', 'a,b', 'say "hi"', 'x\ny', 'x\ry', '', null, 12, { a: 'b,"c"' }].map(csvField))
       .toEqual(['plain', '"a,b"', '"say ""hi"""', '"x\ny"', '"x\ry"', '', '', '12', '"{""a"":""b,\\""c\\""""}"']);
   });
+});
+
+describe('charge later and subscription columns', () => {
+  const CL_COLUMNS = ['capture_method', 'capture_before', 'amount_authorized', 'amount_captured', 'subscription_id', 'subscription_period'];
+  const pick = (r: Record<string, string>) => Object.fromEntries(CL_COLUMNS.map((k) => [k, r[k]]));
+
+  it('appends capture_method, capture_before, amount_authorized, amount_captured, subscription_id, subscription_period as the API gives them', async () => {
+    const header = parseCsv((await csv('/v1/exports/orders.csv')).text)[0]!;
+    expect(header.slice(-CL_COLUMNS.length)).toEqual(CL_COLUMNS);
+    expect(header.slice(0, 3)).toEqual(['id', 'order_no', 'merchant_id']); // existing columns keep their positions
+
+    const cl = await h.platform({ platform_fee_bps: 500 });
+    const m = await merchant(h, cl.secretKey, { reserve_bps: 1000 });
+    const captured = await order(h, cl.secretKey, m.external_id, { amount: '25.00', capture_method: 'manual', capture_within_seconds: 86_400 });
+    const held = await order(h, cl.secretKey, m.external_id, { amount: '3.333333', capture_method: 'manual' });
+    const unpaid = await order(h, cl.secretKey, m.external_id, { amount: '7.00' });
+    const paid = await order(h, cl.secretKey, m.external_id, { amount: '8.10' });
+    await authorize(h, captured);
+    expect((await h.request('POST', `/v1/orders/${captured.id}/capture`, { key: cl.secretKey, body: { amount: '10.10' } })).status).toBe(202);
+    await captureOnChain(h, captured, 10_100_000n);
+    await authorize(h, held);
+    await pay(h, paid, at(5 * H));
+    const sub = await subscriptionCharge(cl.secretKey, m.external_id);
+
+    const rows = records((await csv('/v1/exports/orders.csv', cl.secretKey)).text);
+    const api = (await h.request('GET', '/v1/orders?limit=100', { key: cl.secretKey })).body.data as any[];
+    expect(rows.map((r) => r.id)).toEqual(api.map((o) => o.id));
+    const row = (id: string) => pick(rows.find((r) => r.id === id)!);
+    const apiOf = (id: string) => api.find((o) => o.id === id)!;
+
+    // Authorized 25.00, captured 10.10 in part: money as exact decimal strings, capture_before as the API's instant.
+    expect(apiOf(captured.id)).toMatchObject({ state: 'confirmed', amount_authorized: '25.00', amount_captured: '10.10' });
+    expect(row(captured.id)).toEqual({ capture_method: 'manual', capture_before: apiOf(captured.id).capture_before, amount_authorized: '25.00', amount_captured: '10.10', subscription_id: '', subscription_period: '' });
+    // capture_before = the signed deadline (whole seconds) + capture_within_seconds.
+    expect(Date.parse(row(captured.id).capture_before!)).toBe(Math.floor(Date.parse(captured.deadline_at) / 1000) * 1000 + 86_400_000);
+    expect(row(held.id)).toEqual({ capture_method: 'manual', capture_before: held.capture_before, amount_authorized: '3.333333', amount_captured: '0.00', subscription_id: '', subscription_period: '' });
+    // Normal orders: automatic, no capture deadline; amounts as the API (0.00 until paid, the amount once confirmed).
+    expect(row(unpaid.id)).toEqual({ capture_method: 'automatic', capture_before: '', amount_authorized: '0.00', amount_captured: '0.00', subscription_id: '', subscription_period: '' });
+    expect(row(paid.id)).toEqual({ capture_method: 'automatic', capture_before: '', amount_authorized: '8.10', amount_captured: '8.10', subscription_id: '', subscription_period: '' });
+    // A subscription's first charge: its subscription and period 0.
+    expect(row(sub.orderId)).toEqual({ capture_method: 'automatic', capture_before: '', amount_authorized: '0.00', amount_captured: '0.00', subscription_id: sub.id, subscription_period: '0' });
+    expect(apiOf(sub.orderId).subscription_id).toBe(sub.id);
+    for (const o of api) expect(pick(rows.find((r) => r.id === o.id)!)).toMatchObject({ capture_method: o.capture_method, amount_authorized: o.amount_authorized, amount_captured: o.amount_captured, capture_before: o.capture_before ?? '' });
+  });
+
+  /** A subscription authorized by a payer's signature: its first charge is an order (subscription_period 0). */
+  async function subscriptionCharge(key: string, merchantId: string) {
+    const created = await h.request('POST', '/v1/subscriptions', { key, body: { merchant_id: merchantId, chain_id: 84532, token: 'USDC', amount: '9.99', interval: 'month' } });
+    expect(created.status, created.text).toBe(201);
+    const token = (created.body.url as string).split('/subscribe/')[1]!;
+    const t = (await h.request('GET', `/v1/subscriptions/authorize/${token}`)).body.typed_data;
+    const account = privateKeyToAccount(generatePrivateKey());
+    const message = { ...t.message, payer: account.address, amount: BigInt(t.message.amount), salt: BigInt(t.message.salt) };
+    const signature = await account.signTypedData({ domain: t.domain, types: t.types, primaryType: 'SpendPermission', message });
+    const res = await h.request('POST', `/v1/subscriptions/authorize/${token}`, { body: { payer: account.address, start: t.message.start, signature } });
+    expect(res.status, res.text).toBe(200);
+    const o = await h.db.selectFrom('orders').select('id').where('subscription_id', '=', created.body.id).executeTakeFirstOrThrow();
+    return { id: created.body.id as string, orderId: o.id };
+  }
 });
 
 describe('CSV injection', () => {

@@ -10,6 +10,9 @@ import { ORDER_STATES, type CreatedSession, type Order } from '../../../lib/type
 import { MerchantSelect, paramError, type Errors } from '../shared/forms';
 import { Pager, usePaged } from '../shared/paging';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { isManual } from '../../../lib/capture';
+import { chargeLaterBody, chargeLaterError, CHARGE_LATER_OFF, type ChargeLater } from './charge-later';
+import { ChargeLaterFields } from './ChargeLaterFields';
 
 export function OrdersPage() {
   useTitle('Orders');
@@ -61,7 +64,7 @@ export function OrdersPage() {
                 {paged.query.isPending ? <SkeletonRows cols={6} /> : paged.rows.map((o) => (
                   <tr key={o.id} onClick={() => navigate(`/dashboard/orders/${o.id}`)}>
                     <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
-                    <td><Badge state={o.state} /></td>
+                    <td className="nowrap"><Badge state={o.state} />{isManual(o) && <span className="capture-tag"> Charge later</span>}</td>
                     <td><Link href={`/dashboard/orders/${o.id}`}>{o.order_no}</Link></td>
                     <td className="mono-soft">{o.merchant_id}</td>
                     <td className="mono-soft">{o.id}</td>
@@ -113,20 +116,25 @@ function OrderSearch({ initial, onSearch, exportHref }: { initial: Filters; onSe
   );
 }
 
-type OrderForm = { merchant_id: string; order_no: string; amount: string; chain_id: string };
-const FIELDS = ['merchant_id', 'order_no', 'amount', 'chain_id', 'success_url', 'cancel_url'];
+type OrderForm = { merchant_id: string; order_no: string; amount: string; chain_id: string; charge: ChargeLater };
+const FIELDS = ['merchant_id', 'order_no', 'amount', 'chain_id', 'success_url', 'cancel_url', 'capture_method', 'capture_within_seconds'];
+const EMPTY: OrderForm = { merchant_id: '', order_no: '', amount: '', chain_id: DEFAULT_CHAIN_ID, charge: CHARGE_LATER_OFF };
+/** What orders and checkout sessions share: the order's fields, and charge later when chosen. */
+const orderBody = (f: OrderForm) => ({ merchant_id: f.merchant_id, order_no: f.order_no.trim(), chain_id: Number(f.chain_id), token: 'USDC', amount: f.amount.trim(), ...chargeLaterBody(f.charge) });
 
 function validate(f: OrderForm): Errors {
   const e: Errors = {};
   if (!f.merchant_id) e.merchant_id = 'Choose a merchant.';
   if (!f.order_no.trim()) e.order_no = 'Enter your order number.';
   if (!AMOUNT_RE.test(f.amount.trim()) || /^0+(\.0+)?$/.test(f.amount.trim())) e.amount = 'An amount like 12.50 (up to 6 decimals).';
+  const capture = chargeLaterError(f.charge);
+  if (capture) e.capture_within_seconds = capture;
   return e;
 }
 
 function NewOrderModal({ onClose }: { onClose: () => void }) {
   const qc = useQueryClient();
-  const [f, setF] = useState<OrderForm>({ merchant_id: '', order_no: '', amount: '', chain_id: DEFAULT_CHAIN_ID });
+  const [f, setF] = useState<OrderForm>(EMPTY);
   const [errors, setErrors] = useState<Errors>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -138,7 +146,7 @@ function NewOrderModal({ onClose }: { onClose: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const order = await api.post<Order>('/v1/orders', { merchant_id: f.merchant_id, order_no: f.order_no.trim(), chain_id: Number(f.chain_id), token: 'USDC', amount: f.amount.trim() });
+      const order = await api.post<Order>('/v1/orders', orderBody(f));
       await qc.invalidateQueries({ queryKey: ['orders'] });
       await qc.invalidateQueries({ queryKey: ['summary'] });
       onClose();
@@ -175,13 +183,14 @@ function OrderFields({ f, setF, errors }: { f: OrderForm; setF: (f: OrderForm) =
         <Field label="Amount" name="amount" inputMode="decimal" value={f.amount} onChange={(e) => setF({ ...f, amount: e.target.value })} error={errors.amount} suffix="USDC" placeholder="0.00" />
       </div>
       <Select label="Network" name="chain_id" value={f.chain_id} onChange={(e) => setF({ ...f, chain_id: e.target.value })} options={CHAIN_OPTIONS} error={errors.chain_id} />
+      <ChargeLaterFields value={f.charge} onChange={(charge) => setF({ ...f, charge })} errors={errors} />
     </>
   );
 }
 
 function NewCheckoutModal({ onClose }: { onClose: () => void }) {
   const qc = useQueryClient();
-  const [f, setF] = useState<OrderForm>({ merchant_id: '', order_no: '', amount: '', chain_id: DEFAULT_CHAIN_ID });
+  const [f, setF] = useState<OrderForm>(EMPTY);
   const [urls, setUrls] = useState({ success_url: '', cancel_url: '' });
   const [errors, setErrors] = useState<Errors>({});
   const [error, setError] = useState<string | null>(null);
@@ -196,7 +205,7 @@ function NewCheckoutModal({ onClose }: { onClose: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const body: Record<string, unknown> = { merchant_id: f.merchant_id, order_no: f.order_no.trim(), chain_id: Number(f.chain_id), token: 'USDC', amount: f.amount.trim() };
+      const body: Record<string, unknown> = orderBody(f);
       if (urls.success_url) body.success_url = urls.success_url;
       if (urls.cancel_url) body.cancel_url = urls.cancel_url;
       setCreated(await api.post<CreatedSession>('/v1/checkout/sessions', body));
