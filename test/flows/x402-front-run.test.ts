@@ -108,7 +108,7 @@ const unmatchedOf = async (payer: Address) =>
 async function listedUnmatched() {
   const all: { from: string; tx_hash: string }[] = [];
   for (let cursor: string | null = null, first = true; first || cursor; first = false) {
-    const page = await f.h.request('GET', `/_/unmatched-transfers?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key: ADMIN_TOKEN });
+    const page: { status: number; text: string; body: { data: { from: string; tx_hash: string }[]; next_cursor: string | null } } = await f.h.request('GET', `/_/unmatched-transfers?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key: ADMIN_TOKEN });
     expect(page.status, page.text).toBe(200);
     all.push(...page.body.data);
     cursor = page.body.next_cursor;
