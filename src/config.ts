@@ -59,6 +59,12 @@ export type Config = {
   relayerDailyBudgetWei: bigint;
   /** GASLESS_MIN_AMOUNT: the smallest order (USDC, as base units here) offered gasless. */
   gaslessMinAmount: bigint;
+  /**
+   * X402_MIN_AMOUNT: the smallest order (USDC, as base units here) an x402 payment is relayed for. Its own floor, below
+   * GASLESS_MIN_AMOUNT by default: x402 prices are API calls (cents), and the relayer's budget, not the amount, bounds
+   * its spend (docs/decisions.md).
+   */
+  x402MinAmount: bigint;
   /** RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE: refused relay requests per client address per minute (api/middleware/relay-refusals.ts). */
   relayRefusalsPerMinute: number;
   /** RPC_BATCH_SIZE: JSON-RPC calls made in the same tick go to the node as one batch of at most this many (0: one request each). */
@@ -192,6 +198,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     // Devnet ETH is free and the bench relays hundreds at once (each reserves ~2e15 wei at anvil's 1 gwei).
     relayerDailyBudgetWei: read(env, 'RELAYER_DAILY_BUDGET_WEI', wei.default(devnet ? 10n * 10n ** 18n : 10n ** 17n)),
     gaslessMinAmount: read(env, 'GASLESS_MIN_AMOUNT', usdcAmount.default(500_000n)),
+    x402MinAmount: read(env, 'X402_MIN_AMOUNT', usdcAmount.default(10_000n)),
     relayRefusalsPerMinute: read(env, 'RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE', int(1, 10_000).default(10)),
     rpcBatchSize: read(env, 'RPC_BATCH_SIZE', int(0, 1000).default(32)),
     serviceFeeBps: read(env, 'SERVICE_FEE_BPS', int(0, 10000).default(100)),

@@ -361,6 +361,13 @@ export interface UnmatchedTransfersTable {
   event_key: string;
   recovered_tx_hash: string | null;
   recovered_at: NullableTimestamp;
+  /** The sender and value matched an open verified x402 payment: its receipt is to be read (migration 031). */
+  receipt_due: Generated<boolean>;
+  /** The x402 payment whose front-run authorization made this transfer. */
+  x402_payment_id: string | null;
+  resolved_at: NullableTimestamp;
+  resolution: 'attributed' | 'returned' | null;
+  resolution_tx_hash: string | null;
   created_at: Generated<Date>;
 }
 

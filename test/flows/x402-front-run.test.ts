@@ -6,12 +6,14 @@
  * when another payment paid it. Anvil, the real router, Circle's FiatTokenV2_2, the stock @x402 client.
  */
 import { sql } from 'kysely';
-import { parseAbi, type Address, type Hex, type LocalAccount } from 'viem';
+import { erc20Abi, parseAbi, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { paymentRouterAbi } from '../../src/chain/artifacts/PaymentRouter.js';
+import { circleUsdcAbi } from '../../src/chain/circle-usdc.js';
+import { ADMIN_TOKEN } from '../helpers/harness.js';
 import { balanceOf, createFlow, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
 
 const CHAIN = 84532;
@@ -86,9 +88,10 @@ async function driveUntil(done: () => Promise<boolean>) {
   expect(await done()).toBe(true);
 }
 
-async function routerBacked() {
+/** The router holds what it reserved and holds, plus `unattributed` (USDC sent to it that no order pulled). */
+async function routerBacked(unattributed = 0n) {
   const read = (functionName: 'reserved' | 'held') => f.chain.publicClient.readContract({ address: f.chain.router, abi: paymentRouterAbi, functionName, args: [f.chain.usdc] });
-  expect(await balanceOf(f.chain, f.chain.router)).toBe((await read('reserved')) + (await read('held')));
+  expect(await balanceOf(f.chain, f.chain.router)).toBe((await read('reserved')) + (await read('held')) + unattributed);
 }
 
 async function session(key: string, merchantId: string) {
@@ -96,6 +99,28 @@ async function session(key: string, merchantId: string) {
   expect(s.status, s.text).toBe(201);
   return s.body as { id: string; order_id: string; session_token: string; x402_url: string };
 }
+
+/** The payer's unmatched transfers: resolution and the operator call's hash. */
+const unmatchedOf = async (payer: Address) =>
+  (await sql<{ resolution: string | null; resolution_tx_hash: string | null; resolved: boolean; receipt_due: boolean }>`select resolution, resolution_tx_hash,
+    resolved_at is not null as resolved, receipt_due from unmatched_transfers where from_address = ${payer}`.execute(f.h.db)).rows;
+/** Every page of GET /_/unmatched-transfers. */
+async function listedUnmatched() {
+  const all: { from: string; tx_hash: string }[] = [];
+  for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+    const page: { status: number; text: string; body: { data: { from: string; tx_hash: string }[]; next_cursor: string | null } } = await f.h.request('GET', `/_/unmatched-transfers?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key: ADMIN_TOKEN });
+    expect(page.status, page.text).toBe(200);
+    all.push(...page.body.data);
+    cursor = page.body.next_cursor;
+  }
+  return all;
+}
+const paymentTx = async (orderId: string, payer: Address) =>
+  (await sql<{ tx_hash: string }>`select tx_hash from x402_payments where order_id = ${orderId} and payer = ${payer}`.execute(f.h.db)).rows[0]!.tx_hash;
+
+/** The transaction of the payer's transfer of exactly the payment's value (the front-run one). */
+const frontRunHash = async (payer: Address) =>
+  (await sql<{ tx_hash: string }>`select tx_hash from unmatched_transfers where from_address = ${payer} and value = 12345678`.execute(f.h.db)).rows[0]!.tx_hash;
 
 const eventsOf = async (orderId: string) =>
   (await f.h.db.selectFrom('events').select(['type', 'data']).execute()).filter((e) => JSON.stringify(e.data).includes(orderId)).map((e) => e.type).sort();
@@ -129,6 +154,9 @@ describe('x402 front-running', () => {
     expect((await sql`select 1 from relay_order_bans where payer = ${b.address}`.execute(h.db)).rows).toEqual([]);
     const alerts = (await sql<{ kind: string }>`select kind from chain_alerts where detail::text like ${`%${b.address}%`}`.execute(h.db)).rows.map((r) => r.kind);
     expect(alerts).not.toContain('unmatched_transfer');
+    // The transfer is resolved with the attribution's hash, in the outcome's transaction, and no longer listed.
+    expect(await unmatchedOf(b.address)).toEqual([{ resolution: 'attributed', resolution_tx_hash: await paymentTx(s.order_id, b.address), resolved: true, receipt_due: false }]);
+    expect((await listedUnmatched()).filter((t) => t.from === b.address)).toEqual([]);
   }, 60_000);
 
   it('a second payer front-run after the order was paid by another: its value goes back automatically', async () => {
@@ -151,6 +179,8 @@ describe('x402 front-running', () => {
     const alerts = (await sql<{ kind: string; detail: string }>`select kind, detail::text as detail from chain_alerts where detail::text like ${`%${second.address}%`}`.execute(h.db)).rows;
     expect(alerts.map((a) => a.kind)).toEqual(['x402_returned']);
     expect(JSON.parse(alerts[0]!.detail)).toMatchObject({ order_id: s.order_id, value: '12345678' });
+    expect(await unmatchedOf(second.address)).toEqual([{ resolution: 'returned', resolution_tx_hash: JSON.parse(alerts[0]!.detail).tx_hash, resolved: true, receipt_due: false }]);
+    expect((await listedUnmatched()).filter((t) => t.from === second.address)).toEqual([]);
   }, 60_000);
 
   it('facilitator: verify, then the authorization is front-run and indexed, then settle: the payment is adopted and attributed', async () => {
@@ -177,7 +207,56 @@ describe('x402 front-running', () => {
     expect(await balanceOf(chain, merchantWallet)).toBe(BigInt(order.computed_split.merchant_available));
     await routerBacked();
     // Settle again with the same payload: answered from the attributed payment at once (success, the attribution's hash).
+    expect(await unmatchedOf(b.address)).toEqual([{ resolution: 'attributed', resolution_tx_hash: await paymentTx(r.body.order_id, b.address), resolved: true, receipt_due: false }]);
     const again = await h.request('POST', '/v1/x402/settle', { key: p.secretKey, body });
     expect(again.body).toMatchObject({ success: true, payer: b.address, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
   }, 60_000);
+
+  it('dust attack: 200 transfers to the router from random addresses cost no receipt read; a front-run among them is still attributed', async () => {
+    const { h, chain } = f;
+    const { p, m } = await setupPlatform(h, 500, 0);
+    const s = await session(p.secretKey, m.external_id);
+    const b = await buyer();
+    const header = await presentPayment(s.x402_url, b);
+    // 200 senders, 1 to 12_345_678 base units (a few of exactly the payment's amount), all in the same blocks.
+    const senders = Array.from({ length: 200 }, () => privateKeyToAccount(generatePrivateKey()));
+    const values = senders.map((_, i) => (i % 50 === 0 ? 12_345_678n : BigInt(1 + i)));
+    const owner = chain.walletClientFor(chain.owner);
+    for (const [i, a] of senders.entries()) {
+      await chain.anvil.setBalance({ address: a.address, value: 10n ** 18n });
+      await owner.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'mint', args: [a.address, values[i]!] });
+    }
+    await chain.mine(1);
+    const dust = await Promise.all(senders.map((a, i) =>
+      chain.walletClientFor(a).writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'transfer', args: [chain.router, values[i]!], gas: 100_000n })));
+    // The payer itself sends a different amount: its sender matches, its value does not.
+    await chain.anvil.setBalance({ address: b.address, value: 10n ** 18n });
+    dust.push(await chain.walletClientFor(b).writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'transfer', args: [chain.router, 7n], gas: 100_000n }));
+    await chain.mine(1);
+    for (const hash of dust) expect((await chain.publicClient.getTransactionReceipt({ hash })).status).toBe('success');
+    await frontRun(header);
+
+    const receipts = vi.spyOn(h.services.chains.get(CHAIN).publicClient, 'getTransactionReceipt');
+    try {
+      for (let i = 0; i < 4; i++) {
+        await chain.mine(1);
+        await h.services.indexer.runOnce(CHAIN); // the indexer alone (the sender is not run)
+      }
+      expect((await sql<{ n: number }>`select count(*)::int as n from unmatched_transfers where tx_hash = any(${dust})`.execute(h.db)).rows[0]!.n).toBe(201);
+      // One receipt read: the front-run transaction's. The 201 others matched no open verified payment.
+      expect(receipts.mock.calls.map(([a]) => a.hash)).toEqual([await frontRunHash(b.address)]);
+      expect(await statusOf(s.order_id, b.address)).toBe('front_run');
+    } finally {
+      receipts.mockRestore();
+    }
+    const alerts = (await sql<{ n: number }>`select count(*)::int as n from chain_alerts where kind = 'unmatched_transfer' and detail->>'tx_hash' = any(${dust})`.execute(h.db)).rows[0]!.n;
+    expect(alerts).toBe(201);
+    await driveUntil(async () => (await statusOf(s.order_id, b.address)) === 'attributed'
+      && (await h.request('GET', `/v1/orders/${s.order_id}`, { key: p.secretKey })).body.state === 'confirmed');
+    await routerBacked(values.reduce((a, v) => a + v, 7n)); // the dust stays unattributed, the front-run value does not
+    // The dust is still listed for the operator (unresolved); the front-run transfer is not.
+    const listed = new Set((await listedUnmatched()).map((t) => t.tx_hash));
+    expect(listed.has(await frontRunHash(b.address))).toBe(false);
+    expect(dust.every((hash) => listed.has(hash))).toBe(true);
+  }, 120_000);
 });

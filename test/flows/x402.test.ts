@@ -231,6 +231,26 @@ describe('x402: a session paid by the stock client', () => {
     await spend(before);
   });
 
+  it('below X402_MIN_AMOUNT (0.01) the payment is refused before anything is sent; between it and GASLESS_MIN_AMOUNT (0.50) it is paid', async () => {
+    expect(f.h.config).toMatchObject({ x402MinAmount: 10_000n, gaslessMinAmount: 500_000n });
+    const { p, m } = await setupPlatform(f.h);
+    const dust = await session(p.secretKey, m.external_id, { amount: '0.009999' });
+    const nonce = await relayerNonce();
+    const refused = await wrapFetchWithPayment(appFetch, stockClient(await zeroEthBuyer()))(dust.x402_url);
+    expect(refused.status).toBe(402);
+    expect(decode(refused.headers.get('PAYMENT-REQUIRED'))).toMatchObject({ error: 'trisettle_amount_below_minimum' });
+    expect((await refused.json()).message).toBe('x402 payment starts at 0.01 USDC (X402_MIN_AMOUNT); this order is 0.009999.');
+    expect(await relayerNonce()).toBe(nonce);
+    expect((await sql<{ n: number }>`select count(*)::int as n from x402_payments where order_id = ${dust.order_id}`.execute(f.h.db)).rows[0]!.n).toBe(0);
+
+    const cents = await session(p.secretKey, m.external_id, { amount: '0.01' });
+    const buyer = await zeroEthBuyer();
+    const paid = await whileRelaying(wrapFetchWithPayment(appFetch, stockClient(buyer))(cents.x402_url));
+    expect(paid.status, await paid.clone().text()).toBe(200);
+    expect(decode(paid.headers.get('PAYMENT-RESPONSE'))).toMatchObject({ success: true, payer: buyer.address });
+    expect(await relayerNonce()).toBe(nonce + 1);
+  });
+
   it('an expired session is 410 session_expired, not a 402: the stock client pays nothing', async () => {
     const { p, m } = await setupPlatform(f.h);
     const s = await session(p.secretKey, m.external_id, { expires_in_seconds: 60 });

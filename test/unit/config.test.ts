@@ -149,6 +149,17 @@ describe('config: every variable parsed (production)', () => {
     expect(configError({ GASLESS_MIN_AMOUNT: '0.0000001' }).message).toMatch(/^Invalid configuration: GASLESS_MIN_AMOUNT /);
   });
 
+  it('reads the x402 minimum apart from the gasless one: 0.01 USDC by default, whatever GASLESS_MIN_AMOUNT says', () => {
+    expect(loadConfig({}, [])).toMatchObject({ x402MinAmount: 10_000n, gaslessMinAmount: 500_000n });
+    expect(loadConfig({ ...PRODUCTION, RELAYER_PRIVATE_KEY: KEY_A }, []).x402MinAmount).toBe(10_000n);
+    expect(loadConfig({ GASLESS_MIN_AMOUNT: '2' }, []).x402MinAmount).toBe(10_000n);
+    expect(loadConfig({ X402_MIN_AMOUNT: '0.25' }, [])).toMatchObject({ x402MinAmount: 250_000n, gaslessMinAmount: 500_000n });
+    expect(loadConfig({ X402_MIN_AMOUNT: '0.000001' }, []).x402MinAmount).toBe(1n);
+    for (const bad of ['0.0000001', '-1', '1e3', 'ten', ' ']) {
+      expect(configError({ X402_MIN_AMOUNT: bad }).message, bad).toMatch(/^Invalid configuration: X402_MIN_AMOUNT /);
+    }
+  });
+
   it('reads RPC_BATCH_SIZE (default 32, 0 turns batching off, refuses a negative or a huge size)', () => {
     expect(loadConfig({}, []).rpcBatchSize).toBe(32);
     expect(loadConfig({ RPC_BATCH_SIZE: '0' }, []).rpcBatchSize).toBe(0);

@@ -6792,7 +6792,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** USDC sent straight to the router (no order or refund pulled it), newest first */
+        /** USDC sent straight to the router (no order or refund pulled it) and not resolved (a front-run x402 payment attributed or returned is left out), newest first */
         get: {
             parameters: {
                 query?: {

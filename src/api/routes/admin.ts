@@ -41,7 +41,7 @@ const stop = createRoute({
   responses: { 200: jsonResponse(IndexerStatus, 'Status after stopping'), ...errors(401) },
 });
 const unmatched = createRoute({
-  method: 'get', path: '/_/unmatched-transfers', tags: ['Operations'], summary: 'USDC sent straight to the router (no order or refund pulled it), newest first',
+  method: 'get', path: '/_/unmatched-transfers', tags: ['Operations'], summary: 'USDC sent straight to the router (no order or refund pulled it) and not resolved (a front-run x402 payment attributed or returned is left out), newest first',
   ...access.admin(), request: { query: ListQuery },
   responses: { 200: jsonResponse(listEnvelope(UnmatchedTransfer, 'UnmatchedTransferList'), 'A page of unmatched transfers'), ...errors(401, 422) },
 });

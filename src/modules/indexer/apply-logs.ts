@@ -1,7 +1,6 @@
 import type { Address } from 'viem';
 import type { Tx } from '../../db/client.js';
 import { ordinals, routerEventKey, transferEventKey, type OrderPaidEvent, type RouterLog, type TransferLog } from './events.js';
-import type { AuthorizationUsed } from './authorizations-used.js';
 import type { RangeRead } from './fetch-range.js';
 import { matchTransfers } from './match-transfers.js';
 import { dispatch, paidEventOf } from './dispatch.js';
@@ -56,7 +55,7 @@ export async function applyItems(tx: Tx, deps: ApplyDeps, chainId: number, read:
     const blockTime = read.headers.get(item.log.blockNumber)!.time;
     const fresh = item.kind === 'router'
       ? await applyRouterLog(tx, deps, chainId, item.log, item.key, blockTime, item.funder ?? null)
-      : await applyTransfer(tx, deps, chainId, item.log, item.key, blockTime, read.authorizations.get(item.log.transactionHash.toLowerCase()) ?? []);
+      : await applyTransfer(tx, deps, chainId, item.log, item.key, blockTime);
     if (!fresh) continue;
     deps.metrics.indexedLogs.inc({ chain_id: String(chainId), event: item.kind === 'router' ? item.log.eventName : 'UnmatchedTransfer' });
     n++;
@@ -89,25 +88,26 @@ async function applyRouterLog(tx: Tx, deps: ApplyDeps, chainId: number, log: Rou
   return fresh;
 }
 
-async function applyTransfer(tx: Tx, deps: ApplyDeps, chainId: number, t: TransferLog, key: string, blockTime: Date, used: AuthorizationUsed[]) {
+/**
+ * An unmatched transfer is recorded once. When its sender and value match an open verified x402 authorization it may
+ * be that authorization front-run: its receipt is read after this range commits (read-due-receipts.ts, a bounded
+ * number per pass) and it is alerted only if no authorization claims it. Every other one is alerted now, with no
+ * RPC call: dust from anyone costs the indexer a row, not a receipt read.
+ */
+async function applyTransfer(tx: Tx, deps: ApplyDeps, chainId: number, t: TransferLog, key: string, blockTime: Date) {
+  const seen = { chainId, token: t.address, from: t.args.from, value: t.args.value, blockTime };
+  const due = deps.authorizedTransfers ? await deps.authorizedTransfers.candidate(tx, seen) : false;
   const row = {
     chain_id: chainId, token: t.address, from_address: t.args.from, value: t.args.value, tx_hash: t.transactionHash,
-    block_number: t.blockNumber, block_time: blockTime, log_index: t.logIndex, event_key: key,
+    block_number: t.blockNumber, block_time: blockTime, log_index: t.logIndex, event_key: key, receipt_due: due,
   };
   if (!(await indexerRepo.recordUnmatchedTransfer(tx, row))) return false;
-  if (await ownedByAuthorization(tx, deps, chainId, t, blockTime, used)) return true;
-  await indexerRepo.alert(tx, chainId, 'unmatched_transfer', { token: t.address, from: t.args.from, value: t.args.value, tx_hash: t.transactionHash, block_number: t.blockNumber });
-  deps.logger.warn({ chain_id: chainId, tx_hash: t.transactionHash, from: t.args.from, value: t.args.value.toString() }, 'USDC sent straight to the router (no order or refund pulled it)');
+  if (!due) await alertUnmatched(tx, deps, chainId, t.address, t.args.from, t.args.value, t.transactionHash, t.blockNumber);
   return true;
 }
 
-/** The transfer was made by its sender's ERC-3009 authorization and the x402 module claims it (front-running). */
-async function ownedByAuthorization(tx: Tx, deps: ApplyDeps, chainId: number, t: TransferLog, blockTime: Date, used: AuthorizationUsed[]) {
-  if (!deps.onAuthorizedTransfer) return false;
-  for (const a of used) {
-    if (a.authorizer.toLowerCase() !== t.args.from.toLowerCase()) continue;
-    const e = { chainId, token: t.address, from: t.args.from, nonce: a.nonce, value: t.args.value, txHash: t.transactionHash, blockTime };
-    if (await deps.onAuthorizedTransfer(tx, e)) return true;
-  }
-  return false;
+/** USDC sent straight to the router that nothing claimed: an alert for the operator. */
+export async function alertUnmatched(tx: Tx, deps: Pick<ApplyDeps, 'logger'>, chainId: number, token: string, from: string, value: bigint, txHash: string, blockNumber: bigint) {
+  await indexerRepo.alert(tx, chainId, 'unmatched_transfer', { token, from, value, tx_hash: txHash, block_number: blockNumber });
+  deps.logger.warn({ chain_id: chainId, tx_hash: txHash, from, value: value.toString() }, 'USDC sent straight to the router (no order or refund pulled it)');
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { ChainRuntime, ChainsService } from '../chains/service.js';
 import { INITIAL_RANGE, type RangeState } from './fetch-range.js';
-import type { AuthorizedTransferHandler, ChainEventHandlers } from './handlers.js';
+import type { AuthorizedTransfers, ChainEventHandlers } from './handlers.js';
 import { createPrefetcher } from './prefetch.js';
 
 export type IndexerDeps = {
@@ -14,8 +14,8 @@ export type IndexerDeps = {
   chains: ChainsService;
   /** Who applies each router event (handlers.ts), fixed at wiring time. */
   handlers: ChainEventHandlers;
-  /** The x402 module's front-running path (indexer/handlers.ts AuthorizedTransferHandler). */
-  onAuthorizedTransfer?: AuthorizedTransferHandler;
+  /** The x402 module's front-running path (indexer/handlers.ts AuthorizedTransfers). */
+  authorizedTransfers?: AuthorizedTransfers;
   /** After a commit that applied logs (and so wrote outbox rows): the webhook deliverer's poke. */
   afterCommit?: () => void;
   logger: Logger;

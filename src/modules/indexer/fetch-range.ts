@@ -1,6 +1,5 @@
 import { isAddressEqual, numberToHex, pad, type Address, type Hex, type RpcLog } from 'viem';
 import type { ChainRuntime } from '../chains/service.js';
-import { authorizationsUsed, type AuthorizationUsed } from './authorizations-used.js';
 import { logDecoder } from './decode.js';
 import { INDEXED_EVENTS, isRangeError, MANAGER_EVENTS, TRANSFER_EVENT, type RouterLog, type TransferLog } from './events.js';
 
@@ -22,8 +21,6 @@ export type RangeRead = {
   to: bigint;
   logs: RouterLog[];
   transfers: TransferLog[];
-  /** The token's AuthorizationUsed logs of the transactions holding an unmatched transfer (x402 front-running). */
-  authorizations: Map<string, AuthorizationUsed[]>;
   /** Headers of block `to` and of every block holding a log, read after the logs. */
   headers: Map<bigint, Header>;
   /** A log whose block hash is not the canonical hash of its block (a reorg while reading): apply nothing. */
@@ -90,7 +87,6 @@ async function getLogsAdaptive(rt: ChainRuntime, s: RangeState, from: bigint, to
  */
 export async function readRange(rt: ChainRuntime, s: RangeState, from: bigint, wanted: bigint): Promise<RangeRead> {
   const { logs, transfers, to } = await getLogsAdaptive(rt, s, from, wanted);
-  const authorizations = await authorizationsUsed(rt, transfers, logs);
   const headers = new Map<bigint, Header>();
   const blocks = [...new Set([to, ...logs.map((l) => l.blockNumber), ...transfers.map((t) => t.blockNumber)])];
   for (let i = 0; i < blocks.length; i += HEADER_CONCURRENCY) {
@@ -101,11 +97,5 @@ export async function readRange(rt: ChainRuntime, s: RangeState, from: bigint, w
     const canonical = headers.get(l.blockNumber)!.hash;
     if (l.blockHash !== canonical) inconsistent ??= { blockNumber: l.blockNumber, logHash: l.blockHash, canonicalHash: canonical };
   }
-  for (const t of transfers) {
-    const canonical = headers.get(t.blockNumber)!.hash;
-    for (const a of authorizations.get(t.transactionHash.toLowerCase()) ?? []) {
-      if (a.blockHash !== canonical) inconsistent ??= { blockNumber: t.blockNumber, logHash: a.blockHash, canonicalHash: canonical };
-    }
-  }
-  return { from, to, logs, transfers, authorizations, headers, inconsistent };
+  return { from, to, logs, transfers, headers, inconsistent };
 }

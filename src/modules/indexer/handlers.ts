@@ -43,12 +43,26 @@ export type ChainEventHandlers = {
   PermissionRevoked: (tx: Tx, e: PermissionRevokedEvent) => Promise<void>;
 };
 
+/** A USDC transfer into the router that no router event pulled, as the indexer recorded it (unmatched_transfers). */
+export type UnmatchedTransferSeen = { chainId: number; token: Address; from: Address; value: bigint; blockTime: Date };
+
 /**
  * An unmatched USDC transfer into the router made by `from`'s ERC-3009 authorization `nonce` (the token's
- * AuthorizationUsed in the same transaction): the x402 module's front-running path. Runs once per transfer,
- * inside the range's transaction; answers true when it owns the transfer (then no unmatched_transfer alert).
+ * AuthorizationUsed in the same transaction): the x402 module's front-running path. `transferId`: its
+ * unmatched_transfers row. Runs once per transfer; answers true when it owns the transfer (then no
+ * unmatched_transfer alert).
  */
-export type AuthorizedTransferEvent = { chainId: number; token: Address; from: Address; nonce: Hex; value: bigint; txHash: Hex; blockTime: Date };
-export type AuthorizedTransferHandler = (tx: Tx, e: AuthorizedTransferEvent) => Promise<boolean>;
+export type AuthorizedTransferEvent = UnmatchedTransferSeen & { nonce: Hex; txHash: Hex; transferId: string };
+
+/**
+ * The x402 module's front-running path, in two steps. `candidate` (in the range's transaction, a database read):
+ * could the transfer be an open verified authorization's (sender = its payer, value = its amount, mined inside its
+ * window)? Only then is the transaction's receipt read (read-due-receipts.ts), so transfers from anyone else cost no
+ * RPC call. `claim`: the receipt showed `from`'s authorization `nonce` used in that transaction.
+ */
+export type AuthorizedTransfers = {
+  candidate: (tx: Tx, t: UnmatchedTransferSeen) => Promise<boolean>;
+  claim: (tx: Tx, e: AuthorizedTransferEvent) => Promise<boolean>;
+};
 
 export type ChainEventName = keyof ChainEventHandlers;

@@ -12,8 +12,11 @@ export type CursorRow = { block: bigint; hash: string | null; time: Date | null 
 
 export type UnmatchedTransferRow = {
   chain_id: number; token: string; from_address: string; value: bigint; tx_hash: string; block_number: bigint;
-  block_time: Date; log_index: number; event_key: string;
+  block_time: Date; log_index: number; event_key: string; receipt_due?: boolean;
 };
+
+/** An unmatched transfer whose receipt is due (read-due-receipts.ts). */
+export type DueTransfer = { id: string; token: string; from_address: string; value: bigint; tx_hash: string; block_number: bigint; block_time: Date };
 
 const toCursor = (r: { last_block: bigint; last_block_hash: string | null; last_block_time: Date | null } | undefined): CursorRow | null =>
   r ? { block: BigInt(r.last_block), hash: r.last_block_hash, time: r.last_block_time } : null;
@@ -91,6 +94,17 @@ export const indexerRepo = {
     (await tx.insertInto('unmatched_transfers').values({ id: `utx_${randomBase62(20)}`, ...row })
       .onConflict((oc) => oc.columns(['chain_id', 'event_key']).doNothing())
       .returning('id').executeTakeFirst()) !== undefined,
+
+  /** The oldest `limit` unmatched transfers of the chain whose receipt is due. */
+  receiptsDue: async (db: Executor, chainId: number, limit: number): Promise<DueTransfer[]> =>
+    (await db.selectFrom('unmatched_transfers').select(['id', 'token', 'from_address', 'value', 'tx_hash', 'block_number', 'block_time'])
+      .where('chain_id', '=', chainId).where('receipt_due', '=', true).orderBy('block_number').orderBy('log_index').limit(limit).execute())
+      .map((r) => ({ ...r, value: BigInt(r.value), block_number: BigInt(r.block_number) })),
+
+  /** Takes a due transfer once (another pass, or an adoption that claimed it, may have taken it first). */
+  takeDue: async (tx: Executor, id: string) =>
+    (await tx.updateTable('unmatched_transfers').set({ receipt_due: false }).where('id', '=', id).where('receipt_due', '=', true)
+      .where('x402_payment_id', 'is', null).returning('id').executeTakeFirst()) !== undefined,
 
   /** ExcessRecovered moved balance − reserved out: every unmatched transfer of that token before it was part of it. */
   markRecovered: (tx: Executor, chainId: number, token: string, at: { block: bigint; logIndex: number; txHash: string; time: Date }) =>

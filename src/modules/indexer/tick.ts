@@ -4,14 +4,19 @@ import type { IndexerCtx } from './context.js';
 import { cursorOf, rescan } from './cursor.js';
 import { confirmedTarget, finalityOf } from './finality.js';
 import { statsRepo } from './lease.js';
+import { readDueReceipts } from './read-due-receipts.js';
 import { checkCursor, reportReorg } from './reorg.js';
 
-/** One step: read and apply at most one range. `holder`: the lease this step runs under (null: runOnce). */
+/**
+ * One step: read and apply at most one range, then read at most RECEIPTS_PER_PASS receipts of transfers that may be
+ * front-run x402 authorizations (the rest next tick). `holder`: the lease this step runs under (null: runOnce).
+ */
 export async function tick(ctx: IndexerCtx, chainId: number, holder: string | null = null): Promise<TickResult> {
   const rt = ctx.chains.get(chainId);
   const finality = finalityOf(rt, ctx.devnet);
   const t = await confirmedTarget(rt, finality);
   const r = await step(ctx, rt, t.target, holder);
+  await readDueReceipts(ctx, rt);
   await statsRepo.ran(ctx.db, chainId, { head: t.head, target: t.target, finality, source: t.source }, ctx.clock.now());
   return r;
 }

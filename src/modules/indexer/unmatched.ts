@@ -8,10 +8,14 @@ export type UnmatchedTransfer = {
   recovered: boolean; recovered_tx_hash: string | null; recovered_at: string | null; created_at: string;
 };
 
-/** GET /_/unmatched-transfers: USDC sent straight to the router, newest first; `recovered` once ExcessRecovered moved it out. */
+/**
+ * GET /_/unmatched-transfers: USDC sent straight to the router that is still unresolved, newest first; `recovered`
+ * once ExcessRecovered moved it out. A front-run x402 transfer the operator attributed or returned is resolved
+ * (resolved_at, resolution) and no longer listed.
+ */
 export async function listUnmatchedTransfers(db: Executor, q: { limit: number; cursor?: string | undefined }) {
   const cursor = decodeCursor(q.cursor);
-  let query = db.selectFrom('unmatched_transfers').selectAll();
+  let query = db.selectFrom('unmatched_transfers').selectAll().where('resolved_at', 'is', null);
   if (cursor) {
     query = query.where((eb) => eb.or([
       eb('created_at', '<', cursor.createdAt),
@@ -27,3 +31,15 @@ export async function listUnmatchedTransfers(db: Executor, q: { limit: number; c
     created_at: r.created_at.toISOString(),
   }));
 }
+
+/** The x402 payment whose front-run authorization made this transfer (in the claim's transaction); its receipt is read. */
+export const linkUnmatchedTransfer = (tx: Executor, transferId: string, x402PaymentId: string) =>
+  tx.updateTable('unmatched_transfers').set({ x402_payment_id: x402PaymentId, receipt_due: false }).where('id', '=', transferId).where('x402_payment_id', 'is', null).execute();
+
+/**
+ * The outcome of the operator's call for a front-run x402 payment, in the transaction that applies it: its transfer
+ * is resolved (attributed to the order, or returned to the payer) with that call's hash. Once.
+ */
+export const resolveUnmatchedTransfer = (tx: Executor, x402PaymentId: string, resolution: 'attributed' | 'returned', txHash: string | null, at: Date) =>
+  tx.updateTable('unmatched_transfers').set({ resolved_at: at, resolution, resolution_tx_hash: txHash })
+    .where('x402_payment_id', '=', x402PaymentId).where('resolved_at', 'is', null).execute();

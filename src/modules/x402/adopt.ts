@@ -9,6 +9,9 @@ import { x402Repo } from './repo.js';
 import { lockedPayOrder } from './settle.js';
 import type { Verified } from './verify.js';
 
+/** Receipts read at most for one adoption (the payer's newest unclaimed transfers of the amount). */
+const ADOPT_RECEIPTS = 5;
+
 /**
  * A verified authorization (signature, terms, window, order) that the token already reports used when it is presented
  * for settlement: someone submitted it to the token first (between the facilitator's verify and settle, say). It is
@@ -33,15 +36,17 @@ export async function adoptUsedAuthorization(deps: X402Deps, v: Verified): Promi
       if (isUniqueViolation(err, 'x402_payments_nonce_idx')) return [];
       throw err;
     }
-    return tx.selectFrom('unmatched_transfers').select(['tx_hash', 'block_time']).where('chain_id', '=', order.chain_id)
-      .where('from_address', '=', v.auth.from).where('value', '=', order.amount.toString() as never).execute();
+    // Only the payer can send from its address, so this is its own few transfers of exactly this value.
+    return tx.selectFrom('unmatched_transfers').select(['id', 'tx_hash', 'block_time']).where('chain_id', '=', order.chain_id)
+      .where('from_address', '=', v.auth.from).where('value', '=', order.amount.toString() as never)
+      .where('x402_payment_id', 'is', null).where('resolved_at', 'is', null).orderBy('block_number', 'desc').limit(ADOPT_RECEIPTS).execute();
   });
   for (const t of seen) {
     const receipt = await rt.publicClient.getTransactionReceipt({ hash: t.tx_hash as Hex });
     const used = parseEventLogs({ abi: [AUTHORIZATION_USED_EVENT], logs: receipt.logs, strict: true })
       .some((l) => isAddressEqual(l.address, getAddress(order.token_address)) && isAddressEqual(l.args.authorizer, v.auth.from) && l.args.nonce.toLowerCase() === v.auth.nonce.toLowerCase());
     if (!used) continue;
-    const e = { chainId: order.chain_id, token: getAddress(order.token_address), from: v.auth.from, nonce: v.auth.nonce, value: order.amount, txHash: t.tx_hash as Hex, blockTime: t.block_time };
+    const e = { chainId: order.chain_id, token: getAddress(order.token_address), from: v.auth.from, nonce: v.auth.nonce, value: order.amount, txHash: t.tx_hash as Hex, blockTime: t.block_time, transferId: t.id };
     await deps.db.transaction().execute((tx) => frontRunHandler(deps)(tx, e));
     return;
   }

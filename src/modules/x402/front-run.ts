@@ -3,7 +3,8 @@ import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import { payOrderFromJson, type PayOrderJson } from '../../chain/eip712.js';
 import type { Executor, Tx } from '../../db/client.js';
 import { recordAlert } from '../alerts/service.js';
-import type { AuthorizedTransferEvent } from '../indexer/handlers.js';
+import type { AuthorizedTransferEvent, UnmatchedTransferSeen } from '../indexer/handlers.js';
+import { linkUnmatchedTransfer, resolveUnmatchedTransfer } from '../indexer/unmatched.js';
 import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
 import type { OperatorTxOutcome } from '../operator-txs/types.js';
 import type { X402Deps } from './context.js';
@@ -32,6 +33,14 @@ const enqueueReturn = (tx: Executor, p: X402PaymentRow) =>
   enqueueOperatorTx(tx, { chainId: p.chain_id, purpose: 'x402_return', refId: p.id, to: routerOf(p), calldata: returnCall(p) });
 
 /**
+ * Indexer, in the range's transaction: only a transfer from the payer of an open verified authorization, for its exact
+ * value, mined inside its window, can be one of ours front-run; only for such a transfer is the receipt read. Dust
+ * from anyone else costs a database read, no RPC call.
+ */
+export const frontRunCandidate = (tx: Tx, t: UnmatchedTransferSeen): Promise<boolean> =>
+  x402Repo.openForTransfer(tx, { chainId: t.chainId, token: t.token, payer: getAddress(t.from), value: t.value, blockSeconds: BigInt(Math.floor(t.blockTime.getTime() / 1000)) });
+
+/**
  * Indexer (at depth, once per transfer): `e.from`'s authorization `e.nonce` moved `e.value` into the router in a
  * transaction without the router's pull (someone submitted it to the token directly). When it is an authorization
  * this service verified (pending, or failed on the used nonce) for exactly the payment's value, the payment becomes
@@ -44,6 +53,7 @@ export function frontRunHandler(deps: Deps) {
     if (!found || BigInt(found.value) !== e.value || found.token_address.toLowerCase() !== e.token.toLowerCase()) return false;
     const p = await x402Repo.transition(tx, found.id, 'front_run', { tx_hash: e.txHash });
     if (!p) return false;
+    await linkUnmatchedTransfer(tx, e.transferId, p.id);
     const payable = (await orderState(tx, p.order_id)) === 'pending_payment';
     if (payable) await enqueueOperatorTx(tx, { chainId: p.chain_id, purpose: 'x402_attribute', refId: p.id, to: routerOf(p), calldata: attributeCall(p) });
     else await enqueueReturn(tx, p);
@@ -55,7 +65,8 @@ export function frontRunHandler(deps: Deps) {
 /**
  * Outcomes of the two calls. attributeTransfer mined: `attributed` (its OrderPaid confirms the order through the
  * indexer, as any payment). Not mined (the order was paid meanwhile, expired or cancelled): the funds go back with
- * returnTransfer. returnTransfer mined: `returned` and an `x402_returned` alert; not mined: an `x402_return_failed`
+ * returnTransfer. returnTransfer mined: `returned` and an `x402_returned` alert; either mined call resolves the unmatched transfer
+ * (resolution, its hash) in the same transaction; not mined: an `x402_return_failed`
  * alert (the funds stay unattributed in the router for the operator; the row stays front_run).
  */
 export function frontRunOutcomeHandlers(deps: Deps) {
@@ -64,7 +75,7 @@ export function frontRunOutcomeHandlers(deps: Deps) {
       const p = await x402Repo.byId(tx, o.refId);
       if (!p) return;
       if (o.outcome === 'success') {
-        await x402Repo.transition(tx, p.id, 'attribute', { tx_hash: o.txHash });
+        if (await x402Repo.transition(tx, p.id, 'attribute', { tx_hash: o.txHash })) await resolveUnmatchedTransfer(tx, p.id, 'attributed', o.txHash, new Date());
         return;
       }
       deps.logger.warn({ x402_payment_id: p.id, error: o.error }, 'attributeTransfer not mined; returning the funds to the payer');
@@ -75,7 +86,7 @@ export function frontRunOutcomeHandlers(deps: Deps) {
       if (!p) return;
       const detail = { x402_payment_id: p.id, order_id: p.order_id, payer: p.payer, value: p.value, nonce: p.nonce, tx_hash: o.txHash, error: o.error };
       if (o.outcome === 'success') {
-        await x402Repo.transition(tx, p.id, 'return', { tx_hash: o.txHash });
+        if (await x402Repo.transition(tx, p.id, 'return', { tx_hash: o.txHash })) await resolveUnmatchedTransfer(tx, p.id, 'returned', o.txHash, new Date());
         await recordAlert(tx, p.chain_id, 'x402_returned', detail);
         return;
       }

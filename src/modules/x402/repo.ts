@@ -82,6 +82,16 @@ export const x402Repo = {
     x(db).selectFrom('x402_payments as x').leftJoin('relays as r', 'r.id', 'x.relay_id').leftJoin('operator_txs as t', 't.id', 'r.operator_tx_id')
       .selectAll('x').select(['t.state as tx_state', 't.tx_hash as sent_tx_hash', 't.error as tx_error']).where('x.id', '=', id).executeTakeFirst(),
 
+  /**
+   * Is there a verified authorization, still open (pending, or failed without being used by the relay), that a
+   * transfer of `value` from `payer` mined at `blockSeconds` could have used? ERC-3009 accepts it only when
+   * validAfter < block time < validBefore. (chain_id, payer) is the nonce index's prefix.
+   */
+  openForTransfer: async (db: Executor, t: { chainId: number; token: string; payer: string; value: bigint; blockSeconds: bigint }) =>
+    (await x(db).selectFrom('x402_payments').select('id').where('chain_id', '=', t.chainId).where('payer', '=', t.payer)
+      .where('value', '=', t.value.toString()).where(sql`lower(token_address)`, '=', t.token.toLowerCase()).where('status', 'in', ['pending', 'failed'])
+      .where('valid_after', '<', t.blockSeconds.toString()).where('valid_before', '>', t.blockSeconds.toString()).limit(1).executeTakeFirst()) !== undefined,
+
   byId: (tx: Executor, id: string) => x(tx).selectFrom('x402_payments').selectAll().where('id', '=', id).executeTakeFirst(),
 
   byRelay: (tx: Executor, relayId: string) => x(tx).selectFrom('x402_payments').selectAll().where('relay_id', '=', relayId).executeTakeFirst(),

@@ -1,5 +1,6 @@
 import { getAddress, hashTypedData, parseAbi, type Address } from 'viem';
 import { AppError } from '../../lib/errors.js';
+import { formatUnits } from '../../lib/money.js';
 import { verifyHashSignature } from '../invitations/verify.js';
 import { checkInFlight, checkPayer } from '../relay/eligibility.js';
 import { relayRepo } from '../relay/repo.js';
@@ -79,7 +80,9 @@ function checkWindow(found: SessionWithOrder, auth: TransferAuthorization, now: 
 
 async function checkRelayable(deps: X402Deps, found: SessionWithOrder, auth: TransferAuthorization, now: bigint): Promise<void> {
   if (!deps.config.gaslessEnabled || !deps.chains.relayer) refuse('trisettle_relay_unavailable', 'Relayed payment is switched off on this deployment.');
-  if (found.order.amount < deps.config.gaslessMinAmount) refuse('trisettle_amount_below_minimum', `Relayed payment starts at ${deps.config.gaslessMinAmount} base units (GASLESS_MIN_AMOUNT).`);
+  if (found.order.amount < deps.config.x402MinAmount) {
+    refuse('trisettle_amount_below_minimum', `x402 payment starts at ${formatUnits(deps.config.x402MinAmount)} USDC (X402_MIN_AMOUNT); this order is ${formatUnits(found.order.amount)}.`);
+  }
   const order = await relayRepo.findOrder(deps.db, found.order.id, auth.from);
   if (!order) return refuse('trisettle_order_not_payable', 'The order is gone.');
   const used = await x402Repo.byNonce(deps.db, order.chain_id, auth.from, auth.nonce);
