@@ -231,16 +231,28 @@ describe('x402: a session paid by the stock client', () => {
     await spend(before);
   });
 
-  it('below X402_MIN_AMOUNT (0.01) the payment is refused before anything is sent; between it and GASLESS_MIN_AMOUNT (0.50) it is paid', async () => {
+  it('below X402_MIN_AMOUNT (0.01) nothing is offered, signed or sent; between it and GASLESS_MIN_AMOUNT (0.50) it is paid', async () => {
     expect(f.h.config).toMatchObject({ x402MinAmount: 10_000n, gaslessMinAmount: 500_000n });
     const { p, m } = await setupPlatform(f.h);
     const dust = await session(p.secretKey, m.external_id, { amount: '0.009999' });
     const nonce = await relayerNonce();
-    const refused = await wrapFetchWithPayment(appFetch, stockClient(await zeroEthBuyer()))(dust.x402_url);
-    expect(refused.status).toBe(402);
-    expect(decode(refused.headers.get('PAYMENT-REQUIRED'))).toMatchObject({ error: 'trisettle_amount_below_minimum' });
-    expect((await refused.json()).message).toBe('x402 payment starts at 0.01 USDC (X402_MIN_AMOUNT); this order is 0.009999.');
+    // No 402 offer: the stock client gets the 409 back without signing an authorization.
+    const signer = await zeroEthBuyer();
+    let signed = 0;
+    const counting = { ...signer, signTypedData: async (args: Parameters<typeof signer.signTypedData>[0]) => { signed++; return signer.signTypedData(args); } };
+    const refused = await wrapFetchWithPayment(appFetch, stockClient(counting as typeof signer))(dust.x402_url);
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get('PAYMENT-REQUIRED')).toBeNull();
+    expect(await refused.json()).toMatchObject({ error: { code: 'order_not_payable', message: 'This order (0.009999 USDC) is below the x402 minimum of 0.01 USDC (X402_MIN_AMOUNT); pay it at the checkout page.' } });
+    expect(signed).toBe(0);
     expect(await relayerNonce()).toBe(nonce);
+    // The facilitator refuses to make such requirements at all, and makes nothing.
+    const sessions = async () => (await sql<{ n: number }>`select count(*)::int as n from checkout_sessions`.execute(f.h.db)).rows[0]!.n;
+    const sessionsBefore = await sessions();
+    const req = await f.h.request('POST', '/v1/x402/requirements', { key: p.secretKey, body: { merchant_id: m.external_id, amount: '0.009999' } });
+    expect(req.status).toBe(422);
+    expect(req.body.error).toMatchObject({ code: 'validation_failed', param: 'amount' });
+    expect(await sessions()).toBe(sessionsBefore);
     expect((await sql<{ n: number }>`select count(*)::int as n from x402_payments where order_id = ${dust.order_id}`.execute(f.h.db)).rows[0]!.n).toBe(0);
 
     const cents = await session(p.secretKey, m.external_id, { amount: '0.01' });

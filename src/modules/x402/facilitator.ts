@@ -1,7 +1,8 @@
 import { getAddress } from 'viem';
 import type { Db } from '../../db/client.js';
-import { AppError, notFound } from '../../lib/errors.js';
+import { AppError, invalid, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { formatUnits, parseAmount } from '../../lib/money.js';
 import type { Caller } from '../orders/prepare.js';
 import type { OrderRow } from '../orders/repo.js';
 import { latestBlock } from '../relay/latest-block.js';
@@ -37,6 +38,10 @@ export async function createRequirements(deps: X402Deps, caller: Caller, input: 
   const chainId = input.chain_id ?? deps.chains.list()[0]?.chainId;
   if (chainId === undefined) throw new AppError('unsupported_chain', 'No chain is configured on this deployment.', 'chain_id');
   const rt = deps.chains.get(chainId);
+  const parsed = parseAmount(input.amount);
+  if (parsed.ok && parsed.units < deps.config.x402MinAmount) {
+    throw invalid('amount', `amount must be at least ${formatUnits(deps.config.x402MinAmount)} USDC for x402 (X402_MIN_AMOUNT).`);
+  }
   const names = await namesOf(deps.db, caller.platformId, input.merchant_id);
   if (!names) throw notFound('merchant');
   const domain = await onChain(() => deps.tokenDomains.get(rt.publicClient, chainId, rt.usdc));

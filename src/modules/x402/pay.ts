@@ -1,6 +1,7 @@
 import { getAddress } from 'viem';
 import { AppError } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
+import { formatUnits } from '../../lib/money.js';
 import { latestBlock } from '../relay/latest-block.js';
 import { adoptUsedAuthorization } from './adopt.js';
 import { onChain, paymentRequiredAnswer, receiptOf, settleResponse, type X402Answer } from './answer.js';
@@ -23,9 +24,19 @@ async function sessionOfToken(deps: X402Deps, token: string): Promise<SessionWit
 }
 
 /**
+ * An order below X402_MIN_AMOUNT is not offered at all (409, not a 402 the client would sign and then see refused):
+ * the x402 client hands the answer back to its caller, whose buyer can still pay at the checkout page.
+ */
+function checkAboveMinimum(deps: X402Deps, found: SessionWithOrder): void {
+  if (found.order.amount >= deps.config.x402MinAmount) return;
+  throw new AppError('order_not_payable', `This order (${formatUnits(found.order.amount)} USDC) is below the x402 minimum of ${formatUnits(deps.config.x402MinAmount)} USDC (X402_MIN_AMOUNT); pay it at the checkout page.`);
+}
+
+/**
  * GET /x402/{token}. Without PAYMENT-SIGNATURE: 402 with the session's PaymentRequired. With it: the payment is
  * verified (verify.ts), relayed (settle.ts) and waited for until mined: 200 with PAYMENT-RESPONSE and the receipt,
- * or 402 with the refusal's reason. A session that cannot be paid is 404 / 409 / 410 (AppError), never a 402.
+ * or 402 with the refusal's reason. A session that cannot be paid is 404 / 409 / 410 (AppError), never a 402;
+ * nor is an order below X402_MIN_AMOUNT (409).
  */
 export async function payByToken(deps: X402Deps, token: string, header: string | undefined): Promise<X402Answer> {
   const found = await sessionOfToken(deps, token);
@@ -33,6 +44,7 @@ export async function payByToken(deps: X402Deps, token: string, header: string |
   const block = await onChain(() => latestBlock(rt.publicClient));
   rt.clock.observe(block.timestamp);
   checkPayable(found, block.timestamp);
+  checkAboveMinimum(deps, found);
   const domain = await onChain(() => deps.tokenDomains.get(rt.publicClient, found.order.chain_id, getAddress(found.order.token_address)));
   const offer = (error?: string, message?: string) => paymentRequiredAnswer(paymentRequiredOf(deps, found, token, domain, block.timestamp, error), {}, message);
   if (header === undefined) return offer();
