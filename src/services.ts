@@ -143,7 +143,7 @@ export function createServices(deps: ServiceDeps) {
     keys,
     platforms,
     events: createEventsService(db),
-    webhooks: createWebhooksService({ db, config, secrets: webhookSecrets, clock, wake: () => deliverer.poke() }),
+    webhooks: createWebhooksService({ db, config, secrets: webhookSecrets, clock, logger, wake: () => deliverer.poke() }),
     testHelpers: createTestHelpers({ db, chains }),
     requestLogs: createRequestLogs(db, logger),
     timelines: createTimelines({ db, chains, orders, merchants }),
