@@ -145,7 +145,7 @@ export function createServices(deps: ServiceDeps) {
     events: createEventsService(db),
     webhooks: createWebhooksService({ db, config, secrets: webhookSecrets, clock, logger, wake: () => deliverer.poke() }),
     testHelpers: createTestHelpers({ db, chains }),
-    requestLogs: createRequestLogs(db, logger),
+    requestLogs: createRequestLogs(db, logger, { maxBytes: config.requestLogQueueMaxBytes, metrics }),
     timelines: createTimelines({ db, chains, orders, merchants }),
     webhookSecrets,
     chains,
