@@ -17,6 +17,9 @@ create index webhook_attempts_attempted_idx on webhook_attempts (attempted_at, i
 create index events_object_id_idx on events (platform_id, (data->'object'->>'id'));
 create index events_object_order_id_idx on events (platform_id, (data->'object'->>'order_id'))
   where data->'object'->>'order_id' is not null;
+-- Each of those events' deliveries (and GET /v1/events?delivery_status=…): the only index on event_id was the
+-- unique (endpoint_id, event_id), whose leading column these lookups do not have.
+create index webhook_deliveries_event_idx on webhook_deliveries (event_id);
 
 -- The transaction that wrote the event (GET /v1/events?after=…). created_at is stamped inside the transaction,
 -- so an event can become visible after a later-stamped one; the follower's order is (tx, created_at, id) and
