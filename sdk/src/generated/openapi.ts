@@ -8385,7 +8385,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";
-            /** @description Every attempt, oldest first (at most 100) */
+            /** @description The attempts kept, oldest first (at most 100): once the delivery is over, attempts older than WEBHOOK_ATTEMPT_RETENTION_DAYS (30) are deleted, so this may hold fewer than `attempts`, or none; the summary fields stay. */
             attempt_history: components["schemas"]["WebhookAttempt"][];
         };
         WebhookAttempt: {
