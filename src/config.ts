@@ -90,6 +90,10 @@ export type Config = {
   webhookSealKeys: string[];
   /** WEBHOOK_DISABLE_AFTER_DAYS: an endpoint failing this long without a success is disabled. */
   webhookDisableAfterDays: number;
+  /** WEBHOOK_ATTEMPT_RETENTION_DAYS: attempt rows of finished deliveries older than this are deleted (hourly). */
+  webhookAttemptRetentionDays: number;
+  /** REQUEST_LOG_QUEUE_MAX_BYTES: the request log's in-memory queue holds at most this many bytes (estimated). */
+  requestLogQueueMaxBytes: number;
   /** RATE_LIMIT_*: token buckets per secret key and per client address (api/middleware/rate-limit.ts). */
   rateLimits: { perSecond: number; burst: number; publicPerSecond: number; publicBurst: number; authPerMinute: number };
 };
@@ -220,6 +224,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       .transform((v) => (v ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''))
       .refine((keys) => keys.every((k) => k.length >= 32), 'must be a comma-separated list of keys of at least 32 characters each')),
     webhookDisableAfterDays: read(env, 'WEBHOOK_DISABLE_AFTER_DAYS', int(1, 365).default(5)),
+    webhookAttemptRetentionDays: read(env, 'WEBHOOK_ATTEMPT_RETENTION_DAYS', int(1, 3650).default(30)),
+    // 1 MiB .. 1 GiB; default 16 MiB (the queue's worst case by rows alone was ~160 MB).
+    requestLogQueueMaxBytes: read(env, 'REQUEST_LOG_QUEUE_MAX_BYTES', int(1_048_576, 1_073_741_824).default(16 * 1_048_576)),
     rateLimits: {
       perSecond: read(env, 'RATE_LIMIT_PER_SECOND', int(1, 1_000_000).default(100)),
       burst: read(env, 'RATE_LIMIT_BURST', int(1, 1_000_000).default(200)),

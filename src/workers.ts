@@ -23,7 +23,12 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
     timer = setTimeout(tick, 0);
     return { name, stop: async () => { running = false; clearTimeout(timer); await current; } };
   };
-  workers.push(every('idempotency-purge', 60 * 60 * 1000, () => services.idempotency.purgeExpired()));
+  // Retention, hourly: expired idempotency keys, and webhook attempts past WEBHOOK_ATTEMPT_RETENTION_DAYS (bounded batches).
+  workers.push(every('retention', 60 * 60 * 1000, async () => {
+    await services.idempotency.purgeExpired().catch((err) =>
+      services.logger.warn({ err: describeError(err) }, 'idempotency purge failed'));
+    await services.webhooks.pruneAttempts();
+  }));
   // Expiry sweeper: pending orders (and their sessions) whose deadline the indexed chain has passed,
   // authorizations whose capture window it has passed (voided), pending invitations past expiry.
   workers.push(every('expiry-sweeper', 5_000, async () => {

@@ -259,6 +259,8 @@ export interface EventsTable {
   type: string;
   data: Json<Record<string, unknown>>;
   created_at: Generated<Date>;
+  /** Migration 032: the writing transaction (xid8, as a decimal string; 0 before it), GET /v1/events?after=… */
+  tx: Generated<string>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -276,6 +278,8 @@ export interface WebhookDeliveriesTable {
   lease_token: string | null;
   retry_from: Generated<number>;
   created_at: Generated<Date>;
+  /** Migration 032: when the last recorded attempt was made (kept when the retention pass prunes attempt rows). */
+  last_attempt_at: NullableTimestamp;
 }
 
 export interface WebhookAttemptsTable {

@@ -18,6 +18,12 @@ export function createMetrics() {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    requestLogDropped: new Counter({
+      name: 'trisettle_request_log_dropped_total',
+      help: 'Request log entries dropped before they were written, by reason (rows: the queue held 10,000; bytes: REQUEST_LOG_QUEUE_MAX_BYTES)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     indexedLogs: new Counter({
       name: 'trisettle_indexed_logs_total',
       help: 'Chain logs applied by the indexer',

@@ -1,65 +1,92 @@
 import { describe, expect, it } from 'vitest';
 import { TrisettleError, type Event } from '@trisettle/sdk';
 import { parseEventFilter } from '../../sdk/src/cli/filter.js';
-import { EventFollower, MAX_PAGES_PER_POLL, OVERLAP_MS, type EventPage } from '../../sdk/src/cli/follow.js';
+import { EventFollower, MAX_PAGES_PER_POLL, PAGE_SIZE, type EventPage } from '../../sdk/src/cli/follow.js';
 import { backoff, MAX_BACKOFF_MS } from '../../sdk/src/cli/listen.js';
 
 const T0 = Date.parse('2026-11-27T12:00:00Z');
 const ev = (n: number, atMs: number, type = 'order.confirmed'): Event =>
   ({ id: `evt_${n}`, object: 'event', type, created_at: new Date(T0 + atMs).toISOString(), data: { object: {} } }) as unknown as Event;
 
-/** GET /v1/events over an in-memory list: newest first by (created_at, id), pages of `size`, keyset cursor (the last id). */
-function fakeList(events: Event[], size = 2) {
-  const calls: (string | undefined)[] = [];
-  const fetchPage = async (cursor: string | undefined): Promise<EventPage> => {
-    calls.push(cursor);
-    const sorted = [...events].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
-    const from = cursor ? sorted.findIndex((e) => e.id === cursor) + 1 : 0;
-    const data = sorted.slice(from, from + size);
-    const more = from + size < sorted.length;
-    return { data, has_more: more, next_cursor: more ? data[data.length - 1]!.id : null };
+/**
+ * GET /v1/events over an in-memory feed. `feed` is in the order events became final (the server's `after` order,
+ * which created_at need not follow); without `after` the list is newest first by (created_at, id).
+ */
+function fakeFeed(feed: Event[]) {
+  const calls: { after?: string; limit: number }[] = [];
+  const fetchPage = async (q: { after?: string; limit: number }): Promise<EventPage> => {
+    calls.push(q);
+    if (q.after === undefined) {
+      const sorted = [...feed].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+      return { data: sorted.slice(0, q.limit), has_more: sorted.length > q.limit, next_cursor: null };
+    }
+    const from = feed.findIndex((e) => e.id === q.after) + 1;
+    if (from === 0) throw new Error(`404: ${q.after}`);
+    const data = feed.slice(from, from + q.limit);
+    return { data, has_more: from + q.limit < feed.length, next_cursor: null };
   };
   return { fetchPage, calls };
 }
 
-describe('EventFollower (listen: following GET /v1/events, newest first, with only its cursor)', () => {
-  it('forwards only events that appear after start, oldest first, each once', async () => {
-    const events = [ev(1, 0), ev(2, 1_000), ev(3, 2_000)];
-    const { fetchPage } = fakeList(events);
+describe('EventFollower (listen: GET /v1/events?after=<last read>, oldest first)', () => {
+  it('forwards only events that appear after start, oldest first, each once, reading after the last one (no overlap)', async () => {
+    const feed = [ev(1, 0), ev(2, 1_000), ev(3, 2_000)];
+    const { fetchPage, calls } = fakeFeed(feed);
     const f = new EventFollower(fetchPage);
     await f.start();
+    expect(calls).toEqual([{ limit: 1 }]);
     expect(await f.poll()).toEqual([]);
-    events.push(ev(4, 3_000), ev(5, 4_000), ev(6, 5_000));
+    feed.push(ev(4, 3_000), ev(5, 4_000), ev(6, 5_000));
     expect((await f.poll()).map((e) => e.id)).toEqual(['evt_4', 'evt_5', 'evt_6']);
     expect(await f.poll()).toEqual([]);
+    expect(calls.slice(1)).toEqual([{ after: 'evt_3', limit: PAGE_SIZE }, { after: 'evt_3', limit: PAGE_SIZE }, { after: 'evt_6', limit: PAGE_SIZE }]);
   });
 
-  it('still forwards an event that becomes visible after a later-stamped one, within the overlap window', async () => {
-    const events = [ev(1, 0), ev(3, 10_000)];
-    const f = new EventFollower(fakeList(events).fetchPage);
+  it('forwards an event committed late (stamped before one already forwarded): the feed lists it after, whatever its stamp', async () => {
+    const feed = [ev(1, 0), ev(3, 10_000)];
+    const f = new EventFollower(fakeFeed(feed).fetchPage);
     await f.start();
-    events.push(ev(2, 10_000 - OVERLAP_MS + 1_000)); // committed late: stamped before evt_3, listed behind it
+    feed.push(ev(2, -3_600_000)); // stamped an hour before evt_3, final after it
     expect((await f.poll()).map((e) => e.id)).toEqual(['evt_2']);
   });
 
-  it('stops paging at the window, reads at most MAX_PAGES_PER_POLL pages per poll and resumes a long scan, in order', async () => {
-    const events = [ev(0, 0)];
-    const { fetchPage, calls } = fakeList(events, 2);
+  it('reads at most MAX_PAGES_PER_POLL pages per poll and the rest of a burst on the next, in order', async () => {
+    const feed = [ev(0, 0)];
+    const { fetchPage, calls } = fakeFeed(feed);
     const f = new EventFollower(fetchPage);
     await f.start();
+    const n = PAGE_SIZE * MAX_PAGES_PER_POLL + 150;
+    const burst = Array.from({ length: n }, (_, i) => ev(100 + i, 1_000 + i));
+    feed.push(...burst);
     calls.length = 0;
-    expect(await f.poll()).toEqual([]);
-    expect(calls).toEqual([undefined]); // one page: nothing new
-    const n = 2 * MAX_PAGES_PER_POLL + 3;
-    const burst = Array.from({ length: n }, (_, i) => ev(100 + i, 1_000 + i * OVERLAP_MS)); // spaced: the next scan's window holds few of them
-    events.push(...burst);
-    calls.length = 0;
-    expect(await f.poll()).toEqual([]); // the scan is not finished: nothing out of order
+    const first = await f.poll();
     expect(calls).toHaveLength(MAX_PAGES_PER_POLL);
-    events.push(ev(200, 1_000 + n * OVERLAP_MS)); // arrives during the scan: the next scan's
-    expect((await f.poll()).map((e) => e.id)).toEqual(burst.map((e) => e.id));
-    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_200']);
+    expect(first.map((e) => e.id)).toEqual(burst.slice(0, PAGE_SIZE * MAX_PAGES_PER_POLL).map((e) => e.id));
+    expect((await f.poll()).map((e) => e.id)).toEqual(burst.slice(PAGE_SIZE * MAX_PAGES_PER_POLL).map((e) => e.id));
     expect(await f.poll()).toEqual([]);
+  });
+
+  it('on a platform without events, forwards its first events (oldest first), then follows the newest of them', async () => {
+    const feed: Event[] = [];
+    const { fetchPage, calls } = fakeFeed(feed);
+    const f = new EventFollower(fetchPage);
+    await f.start();
+    expect(await f.poll()).toEqual([]);
+    feed.push(ev(1, 0), ev(2, 1_000));
+    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_1', 'evt_2']);
+    feed.push(ev(3, 2_000));
+    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_3']);
+    expect(calls.at(-1)).toEqual({ after: 'evt_2', limit: PAGE_SIZE });
+  });
+
+  it('never forwards an id twice, even if the server repeated one (the de-dup safety net)', async () => {
+    const feed = [ev(1, 0)];
+    const f = new EventFollower(fakeFeed(feed).fetchPage);
+    await f.start();
+    feed.push(ev(2, 1_000));
+    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_2']);
+    feed.push(ev(2, 1_000), ev(3, 2_000)); // a repeat of evt_2
+    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_3']);
   });
 });
 

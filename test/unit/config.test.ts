@@ -168,6 +168,22 @@ describe('config: every variable parsed (production)', () => {
     expect(configError({ RPC_BATCH_SIZE: '5000' }).message).toMatch(/^Invalid configuration: RPC_BATCH_SIZE /);
   });
 
+  it('reads WEBHOOK_ATTEMPT_RETENTION_DAYS (default 30, 1..3650 whole days)', () => {
+    expect(loadConfig({}, []).webhookAttemptRetentionDays).toBe(30);
+    expect(loadConfig({ ...PRODUCTION, WEBHOOK_ATTEMPT_RETENTION_DAYS: '7' }, []).webhookAttemptRetentionDays).toBe(7);
+    for (const bad of ['0', '-1', '3651', '1.5', '30d', ' ']) {
+      expect(configError({ WEBHOOK_ATTEMPT_RETENTION_DAYS: bad }).message, bad).toMatch(/^Invalid configuration: WEBHOOK_ATTEMPT_RETENTION_DAYS /);
+    }
+  });
+
+  it('reads REQUEST_LOG_QUEUE_MAX_BYTES (default 16 MiB, 1 MiB..1 GiB)', () => {
+    expect(loadConfig({}, []).requestLogQueueMaxBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({ REQUEST_LOG_QUEUE_MAX_BYTES: '2097152' }, []).requestLogQueueMaxBytes).toBe(2 * 1024 * 1024);
+    for (const bad of ['0', '1048575', '1073741825', '16MiB']) {
+      expect(configError({ REQUEST_LOG_QUEUE_MAX_BYTES: bad }).message, bad).toMatch(/^Invalid configuration: REQUEST_LOG_QUEUE_MAX_BYTES /);
+    }
+  });
+
   it('reads FINALITY_<chainId> (latest, safe or finalized; default safe on a real network)', () => {
     expect(loadConfig(PRODUCTION, []).chains.get(84532)?.finality).toBe('safe');
     expect(loadConfig({ ...PRODUCTION, FINALITY_84532: 'latest' }, []).chains.get(84532)?.finality).toBe('latest');

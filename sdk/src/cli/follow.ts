@@ -1,80 +1,68 @@
 import type { Event } from '../types.js';
 
-/** One page of `GET /v1/events`, newest first (what `trisettle.events.list(...)` resolves to). */
+/** One page of `GET /v1/events` (what `trisettle.events.list(...)` resolves to). */
 export type EventPage = { data: Event[]; has_more: boolean; next_cursor: string | null };
-export type FetchPage = (cursor: string | undefined) => Promise<EventPage>;
+/** `GET /v1/events?limit=…` (newest first), or with `after` the events after that one, oldest first. */
+export type FetchPage = (q: { after?: string; limit: number }) => Promise<EventPage>;
 
-/**
- * How far back each poll looks past the newest event already seen. `GET /v1/events` lists newest first by
- * `created_at`, which is stamped inside the transaction that emits the event: an event can become visible a
- * little after a later-stamped one. Re-reading this window (and remembering the ids seen in it) catches it.
- */
-export const OVERLAP_MS = 30_000;
-/**
- * Pages read per poll at most (100 events each). A scan that needs more (a burst) is resumed by the next polls
- * from where it stopped, and its events are returned once it reaches the window's end, so they stay in order.
- */
+export const PAGE_SIZE = 100;
+/** Pages read per poll at most (100 events each); a burst larger than that is read by the next polls, in order. */
 export const MAX_PAGES_PER_POLL = 5;
-
-type Scan = { cursor: string | undefined; horizon: number; events: Event[] };
+/** Ids remembered against a repeat (a safety net: the feed lists each event once). */
+export const SEEN_IDS = 10_000;
 
 /**
- * Follows a platform's events as they happen, with only the list endpoint: a scan reads pages newest first
- * down to the newest event seen minus OVERLAP_MS, and yields the ones not seen before, oldest first.
- * `start()` marks what already exists as seen, so a session forwards only new events.
+ * Follows a platform's events as they happen with `GET /v1/events?after=<the last event read>`: the server lists
+ * the events after it, oldest first, in the order their transactions became final, so an event committed late
+ * is still listed (after the ones already read) and each is read once; there is no window to re-read. `start()`
+ * takes the newest event there is as the starting point, so a session forwards only what comes after it. A
+ * platform with no event yet is read newest first until its first events appear (all of them new), and from the
+ * newest of those on with `after`.
  */
 export class EventFollower {
-  readonly #seen = new Map<string, number>();
-  #newest = 0;
-  #scan: Scan | null = null;
+  readonly #seen = new Set<string>();
+  #after: string | undefined;
 
   constructor(private readonly fetchPage: FetchPage) {}
 
-  /** Marks the events that already exist (the newest, and those within OVERLAP_MS of it) as seen. */
+  /** The starting point: the newest event there is (none: the platform's first events will be the first read). */
   async start(): Promise<void> {
-    let events: Event[] | null = null;
-    while (events === null) events = await this.#step();
-    for (const e of events) this.#remember(e);
+    const page = await this.fetchPage({ limit: 1 });
+    this.#after = page.data[0]?.id;
+    if (this.#after) this.#remember(this.#after);
   }
 
-  /** Events not seen before, oldest first; [] while a long scan is still under way. */
+  /** Events not read before, oldest first. */
   async poll(): Promise<Event[]> {
-    const events = await this.#step();
-    if (events === null) return [];
+    if (this.#after === undefined) return this.#first();
+    const out: Event[] = [];
+    for (let i = 0; i < MAX_PAGES_PER_POLL; i++) {
+      const page = await this.fetchPage({ after: this.#after, limit: PAGE_SIZE });
+      out.push(...this.#fresh(page.data));
+      if (page.data.length > 0) this.#after = page.data[page.data.length - 1]!.id;
+      if (!page.has_more || page.data.length === 0) break;
+    }
+    return out;
+  }
+
+  /** No starting event: the newest-first list, until the platform's first events appear (all new), oldest first. */
+  async #first(): Promise<Event[]> {
+    const page = await this.fetchPage({ limit: PAGE_SIZE });
+    if (page.data.length === 0) return [];
+    this.#after = page.data[0]!.id;
+    const events = [...page.data].sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || (a.id < b.id ? -1 : 1));
+    return this.#fresh(events);
+  }
+
+  #fresh(events: Event[]): Event[] {
     const fresh = events.filter((e) => !this.#seen.has(e.id));
-    fresh.sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || (a.id < b.id ? -1 : 1));
-    for (const e of fresh) this.#remember(e);
-    this.#forget();
+    for (const e of fresh) this.#remember(e.id);
     return fresh;
   }
 
-  /** Up to MAX_PAGES_PER_POLL pages of the current scan; the scan's events once it is complete, else null. */
-  async #step(): Promise<Event[] | null> {
-    const scan = (this.#scan ??= { cursor: undefined, horizon: this.#newest - OVERLAP_MS, events: [] });
-    for (let i = 0; i < MAX_PAGES_PER_POLL; i++) {
-      const page = await this.fetchPage(scan.cursor);
-      // The very first scan has nothing seen yet: its window ends OVERLAP_MS before the newest event there is.
-      if (this.#newest === 0 && scan.cursor === undefined && page.data[0]) scan.horizon = Date.parse(page.data[0].created_at) - OVERLAP_MS;
-      const inWindow = page.data.filter((e) => Date.parse(e.created_at) >= scan.horizon);
-      scan.events.push(...inWindow);
-      if (inWindow.length < page.data.length || !page.has_more || !page.next_cursor) {
-        this.#scan = null;
-        return scan.events;
-      }
-      scan.cursor = page.next_cursor;
-    }
-    return null;
-  }
-
-  #remember(e: Event): void {
-    const at = Date.parse(e.created_at);
-    this.#seen.set(e.id, at);
-    if (at > this.#newest) this.#newest = at;
-  }
-
-  /** Ids older than the window can never be returned again: drop them so a long session stays small. */
-  #forget(): void {
-    const horizon = this.#newest - 2 * OVERLAP_MS;
-    for (const [id, at] of this.#seen) if (at < horizon) this.#seen.delete(id);
+  /** A bounded set: the oldest ids go first (a Set iterates in insertion order). */
+  #remember(id: string): void {
+    this.#seen.add(id);
+    if (this.#seen.size > SEEN_IDS) this.#seen.delete(this.#seen.values().next().value!);
   }
 }

@@ -58,7 +58,7 @@ export async function listen(o: ListenOptions): Promise<void> {
   const interval = Math.min(MAX_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, o.intervalMs ?? 1_000));
   const client = new Trisettle({ secretKey: o.apiKey, baseUrl: o.apiBase, maxRetries: 0, timeoutMs: 15_000 });
   const me = await client.me();
-  const follower = new EventFollower((cursor) => client.events.list({ limit: 100, cursor }).then((p) => p));
+  const follower = new EventFollower((q) => client.events.list(q).then((p) => p));
   await follower.start();
   const secret = sessionSecret();
   o.out(`Ready: forwarding ${o.events ? `events matching ${o.events}` : 'every event'} of ${me.platform_id ?? 'this platform'} to ${o.forwardTo}`);

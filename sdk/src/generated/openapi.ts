@@ -1717,7 +1717,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Everything the service emitted for this platform, newest first, whether or not an endpoint was subscribed.
+         * @description Everything the service emitted for this platform, newest first, whether or not an endpoint was subscribed. With `after=<evt_id>`: the events after that one, oldest first (a follower's feed).
          */
         get: {
             parameters: {
@@ -1728,6 +1728,8 @@ export interface paths {
                     cursor?: string;
                     /** @description Only events of this type, or of every type under a prefix: `order.*` */
                     type?: string;
+                    /** @description An event id of this platform: only the events after it, **oldest first** (for a follower; `trisettle listen`). After means in the order the events became final (their transactions), so an event committed late is listed after those already returned, never skipped: pass the last id of each page as `after` and every event is read once. `next_cursor` is null (not combinable with `cursor`); `has_more` says more are listable now. Another platform's event, or none: 404 (param `after`). */
+                    after?: string;
                     /** @description delivered: every delivery of the event succeeded; failed: at least one failed; pending: at least one is still pending and none failed. Events without deliveries match none. */
                     delivery_status?: "delivered" | "failed" | "pending";
                 };
@@ -1737,7 +1739,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Events, newest first */
+                /** @description Events, newest first (oldest first with after) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1757,6 +1759,15 @@ export interface paths {
                 };
                 /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8374,7 +8385,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";
-            /** @description Every attempt, oldest first (at most 100) */
+            /** @description The attempts kept, oldest first (at most 100): once the delivery is over, attempts older than WEBHOOK_ATTEMPT_RETENTION_DAYS (30) are deleted, so this may hold fewer than `attempts`, or none; the summary fields stay. */
             attempt_history: components["schemas"]["WebhookAttempt"][];
         };
         WebhookAttempt: {

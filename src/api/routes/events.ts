@@ -14,6 +14,13 @@ const EventsQuery = ListQuery.extend({
   type: z.string().max(64).regex(/^[a-z_]+(\.[a-z_]+)*(\.\*)?$/, 'must be an event type (order.confirmed) or a prefix (order.*)')
     .refine(knownTypeOrPrefix, 'is not an event type this service sends, nor a prefix of one').optional()
     .openapi({ description: 'Only events of this type, or of every type under a prefix: `order.*`', example: 'order.*' }),
+  after: z.string().regex(/^[A-Za-z0-9_]{1,64}$/, 'must be an event id (evt_…)').optional().openapi({
+    description: 'An event id of this platform: only the events after it, **oldest first** (for a follower; `trisettle listen`). '
+      + 'After means in the order the events became final (their transactions), so an event committed late is listed after those already '
+      + 'returned, never skipped: pass the last id of each page as `after` and every event is read once. `next_cursor` is null '
+      + '(not combinable with `cursor`); `has_more` says more are listable now. Another platform\'s event, or none: 404 (param `after`).',
+    example: 'evt_3Qa9Zk2LmN8pRt5VwXy1',
+  }),
   delivery_status: z.enum(['delivered', 'failed', 'pending']).optional().openapi({
     description: 'delivered: every delivery of the event succeeded; failed: at least one failed; pending: at least one is still pending and none failed. Events without deliveries match none.',
   }),
@@ -22,9 +29,10 @@ const EventParams = z.object({ id: z.string().max(64) });
 
 const list = createRoute({
   method: 'get', path: '/v1/events', tags: ['Events'], summary: 'List events',
-  description: 'Everything the service emitted for this platform, newest first, whether or not an endpoint was subscribed.',
+  description: 'Everything the service emitted for this platform, newest first, whether or not an endpoint was subscribed. '
+    + 'With `after=<evt_id>`: the events after that one, oldest first (a follower\'s feed).',
   ...access.secretOrSession(), request: { query: EventsQuery },
-  responses: { 200: jsonResponse(listEnvelope(EventSchema, 'EventList'), 'Events, newest first'), ...errors(401, 403, 422) },
+  responses: { 200: jsonResponse(listEnvelope(EventSchema, 'EventList'), 'Events, newest first (oldest first with after)'), ...errors(401, 403, 404, 422) },
 });
 const get = createRoute({
   method: 'get', path: '/v1/events/{id}', tags: ['Events'], summary: 'Retrieve an event',

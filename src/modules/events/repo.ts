@@ -85,12 +85,30 @@ export const eventsRepo = {
     db.selectFrom('events').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst(),
 
   /** Newest first, keyset on (created_at, id); limit + 1 rows so the caller knows whether there is more. */
-  list: (db: Executor, platformId: string, q: { limit: number; cursor: Cursor | null; type?: string; deliveryStatus?: DeliveryStatusFilter }) => {
-    let query = db.selectFrom('events').selectAll().where('platform_id', '=', platformId);
-    if (q.type?.endsWith('.*')) query = query.where('type', 'like', q.type.slice(0, -1).replace(/_/g, '\\_') + '%');
-    else if (q.type) query = query.where('type', '=', q.type);
-    if (q.deliveryStatus) query = query.where(deliveryStatusIs(q.deliveryStatus));
+  list: (db: Executor, platformId: string, q: { limit: number; cursor: Cursor | null } & EventFilter) => {
+    let query = filtered(db, platformId, q);
     if (q.cursor) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(q.cursor!.createdAt, q.cursor!.id)));
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1).execute();
   },
+
+  /**
+   * The follower's feed (GET /v1/events?after=…): the events after `after` in the order (tx, created_at, id), of
+   * transactions older than every one still running (pg_snapshot_xmin): no event can appear later before one already
+   * listed, however late its transaction commits. events_platform_tx_idx; limit + 1 rows.
+   */
+  listAfter: (db: Executor, platformId: string, after: Pick<EventRow, 'tx' | 'created_at' | 'id'>, q: { limit: number } & EventFilter) =>
+    filtered(db, platformId, q)
+      .where(sql<boolean>`(tx, created_at, id) > (${after.tx}::xid8, ${after.created_at}::timestamptz, ${after.id})`)
+      .where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())`)
+      .orderBy('tx').orderBy('created_at').orderBy('id').limit(q.limit + 1).execute(),
 };
+
+type EventFilter = { type?: string | undefined; deliveryStatus?: DeliveryStatusFilter | undefined };
+
+function filtered(db: Executor, platformId: string, q: EventFilter) {
+  let query = db.selectFrom('events').selectAll().where('platform_id', '=', platformId);
+  if (q.type?.endsWith('.*')) query = query.where('type', 'like', q.type.slice(0, -1).replace(/_/g, '\\_') + '%');
+  else if (q.type) query = query.where('type', '=', q.type);
+  if (q.deliveryStatus) query = query.where(deliveryStatusIs(q.deliveryStatus));
+  return query;
+}

@@ -2,6 +2,7 @@ import type { Db, Executor } from '../../db/client.js';
 import { decodeCursor, toPage } from '../../db/pagination.js';
 import { notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { listAfter } from './list-after.js';
 import { eventsRepo, type DeliveryStatusFilter, type EventRow } from './repo.js';
 import { serializeEvent } from './serialize.js';
 import { isEventType, type EventType } from './types.js';
@@ -49,7 +50,8 @@ export function createEventsService(db: Db) {
   return {
     emit: (tx: Executor, e: EmitInput) => emitEvent(tx, e),
 
-    async list(platformId: string, q: { limit: number; cursor?: string; type?: string; delivery_status?: DeliveryStatusFilter }) {
+    async list(platformId: string, q: { limit: number; cursor?: string; after?: string; type?: string; delivery_status?: DeliveryStatusFilter }) {
+      if (q.after !== undefined) return listAfter(db, platformId, { ...q, after: q.after });
       const cursor = decodeCursor(q.cursor);
       const rows = await eventsRepo.list(db, platformId, { limit: q.limit, cursor, type: q.type, deliveryStatus: q.delivery_status });
       return toPage(rows, q.limit, serializeEvent);

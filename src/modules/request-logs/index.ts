@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { createRequestLogBuffer } from './buffer.js';
 import { requestLogsRepo, type RequestLogFilter, type RequestLogInsert } from './repo.js';
 import { serializeRequestLog } from './serialize.js';
@@ -16,8 +17,8 @@ function decode(cursor: string | undefined): bigint | null {
 }
 
 /** The platform's API requests (GET /v1/developers/request_logs); written by the buffer, newest first. */
-export function createRequestLogs(db: Db, log: Logger) {
-  const buffer = createRequestLogBuffer(db, log);
+export function createRequestLogs(db: Db, log: Logger, o: { maxBytes?: number; metrics?: Metrics } = {}) {
+  const buffer = createRequestLogBuffer(db, log, o);
   return {
     record: (row: RequestLogInsert) => buffer.add(row),
     flush: () => buffer.flush(),

@@ -30,15 +30,23 @@ export const timelineRepo = {
   /** The platform's events about these objects (data.object.id, or an order's id in data.object.order_id), with their deliveries. */
   async eventsAbout(db: Executor, platformId: string, objectIds: string[]): Promise<EventWithDeliveries[]> {
     if (objectIds.length === 0) return [];
-    return (await sql<EventWithDeliveries>`
+    return (await timelineRepo.eventsAboutQuery(platformId, objectIds).execute(db)).rows;
+  },
+
+  /**
+   * The statement of eventsAbout (exposed so a test can EXPLAIN it). Each branch of the OR is one probe of an
+   * expression index of migration 032 (events_object_id_idx, events_object_order_id_idx), not a walk of the
+   * platform's events: the expressions here must stay exactly those of the indexes.
+   */
+  eventsAboutQuery: (platformId: string, objectIds: string[]) =>
+    sql<EventWithDeliveries>`
       select e.id, e.type, e.created_at,
         (select jsonb_agg(jsonb_build_object('id', d.id, 'status', d.state, 'attempts', d.attempts, 'endpoint_id', w.id, 'endpoint_url', w.url) order by d.created_at)
            from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.event_id = e.id) as deliveries
       from events e
       where e.platform_id = ${platformId}
         and ((e.data->'object'->>'id') = any(${objectIds}::text[]) or (e.data->'object'->>'order_id') = any(${objectIds}::text[]))
-      order by e.created_at, e.id limit 500`.execute(db)).rows;
-  },
+      order by e.created_at, e.id limit 500`,
 
   /** Router logs the indexer applied for these on-chain ids (orders, refunds, settlement batches). */
   async chainLogs(db: Executor, onchainIds: string[]): Promise<ChainTx[]> {

@@ -23,7 +23,7 @@ function serializeAttempt(a: AttemptRow, body: string) {
   };
 }
 
-/** GET /v1/webhooks/deliveries/:id: the delivery with every attempt (oldest first, at most 100). */
+/** GET /v1/webhooks/deliveries/:id: the delivery with the attempts kept (oldest first, at most 100; prune-attempts.ts). */
 export async function getDelivery(db: Db, platformId: string, id: string) {
   const view = await deliveriesRepo.findView(db, platformId, id);
   if (!view) throw notFound('webhook delivery');

@@ -21,7 +21,7 @@ export async function recordAttempt(ctx: DelivererCtx, job: ClaimedJob, attempte
   const state = ok ? 'succeeded' : retryInMs !== null ? 'pending' : 'failed';
   return ctx.db.transaction().execute(async (tx) => {
     await claimRepo.recordAttempt(tx, { deliveryId: job.id, attemptedAt, status: r.status, error: r.error, durationMs: r.durationMs, ...detailOf(r) });
-    const updated = await claimRepo.finish(tx, { id: job.id, token: job.lease_token, state, status: r.status, error: r.error, retryInMs });
+    const updated = await claimRepo.finish(tx, { id: job.id, token: job.lease_token, state, status: r.status, error: r.error, retryInMs, attemptedAt });
     if (gone) {
       // 410: the receiver says this endpoint is gone for good; stop sending anything to it.
       const disabled = await disableEndpoint(tx, { endpointId: job.endpoint_id, platformId: job.platform_id, reason: GONE_REASON, at: attemptedAt });

@@ -6,7 +6,7 @@ import { attemptTransition, DELIVERY_TRANSITIONS } from './state.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
-export type DeliveryView = DeliveryRow & { event_type: string; last_attempt_at: Date | null };
+export type DeliveryView = DeliveryRow & { event_type: string };
 
 export const endpointsRepo = {
   insert: (db: Executor, row: Insertable<WebhookEndpointsTable>) =>
@@ -70,12 +70,11 @@ export const deliveriesRepo = {
       .set({ state: DELIVERY_TRANSITIONS.fail.to, last_error: reason, locked_until: null, lease_token: null })
       .where('endpoint_id', '=', endpointId).where('state', 'in', DELIVERY_TRANSITIONS.fail.from).execute(),
 
+  /** last_attempt_at is the delivery's own (written with each outcome): attempt rows may have been pruned. */
   view: (db: Executor) =>
     db.selectFrom('webhook_deliveries as d').innerJoin('events as ev', 'ev.id', 'd.event_id')
       .selectAll('d')
-      .select('ev.type as event_type')
-      .select((eb) => eb.selectFrom('webhook_attempts as a').whereRef('a.delivery_id', '=', 'd.id')
-        .select((e) => e.fn.max('a.attempted_at').as('m')).as('last_attempt_at')),
+      .select('ev.type as event_type'),
 
   listForEndpoint: (db: Executor, platformId: string, endpointId: string, q: { limit: number; cursor: Cursor | null }) => {
     let query = deliveriesRepo.view(db).where('d.platform_id', '=', platformId).where('d.endpoint_id', '=', endpointId);
@@ -97,6 +96,24 @@ export const deliveriesRepo = {
       .where('platform_id', '=', platformId).where('id', '=', id)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]))
       .returning('id').executeTakeFirst(),
+};
+
+export const retentionRepo = {
+  /**
+   * Deletes up to `limit` attempt rows made before `before`, oldest first (webhook_attempts_attempted_idx), of
+   * deliveries that are over: succeeded, or failed with no retry left. A pending delivery's attempts (its newest
+   * included) are never touched. SKIP LOCKED: two instances' passes take different rows. Returns the count.
+   */
+  deleteAttempts: async (db: Executor, before: Date, limit: number) =>
+    Number((await sql<{ n: string }>`
+      with victims as (
+        select a.id from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+        where a.attempted_at < ${before} and d.state in ('succeeded', 'failed')
+        order by a.attempted_at, a.id limit ${limit}
+        for update of a skip locked
+      ),
+      gone as (delete from webhook_attempts a using victims v where a.id = v.id returning 1)
+      select count(*)::text as n from gone`.execute(db)).rows[0]!.n),
 };
 
 export const replayRepo = {
@@ -226,7 +243,7 @@ export const claimRepo = {
       ),
       done as (
         update webhook_deliveries d set state = 'succeeded', attempts = d.attempts + 1, last_status = u.status::integer, last_error = null,
-          locked_until = null, lease_token = null, delivered_at = now()
+          last_attempt_at = u.at::timestamptz, locked_until = null, lease_token = null, delivered_at = now()
         from u where d.id = u.id and d.lease_token = u.token and d.state = 'pending'
         returning d.id, d.endpoint_id
       ),
@@ -239,13 +256,14 @@ export const claimRepo = {
   },
 
   /** Compare-and-set on the lease: only the holder of a live lease records the outcome. */
-  finish: (db: Executor, j: { id: string; token: string; state: 'pending' | 'succeeded' | 'failed'; status: number | null; error: string | null; retryInMs: number | null }) =>
+  finish: (db: Executor, j: { id: string; token: string; state: 'pending' | 'succeeded' | 'failed'; status: number | null; error: string | null; retryInMs: number | null; attemptedAt: Date }) =>
     db.updateTable('webhook_deliveries')
       .set((eb) => ({
         state: j.state,
         attempts: eb('attempts', '+', 1),
         last_status: j.status,
         last_error: j.error,
+        last_attempt_at: j.attemptedAt,
         locked_until: null,
         lease_token: null,
         ...(j.state === 'succeeded' ? { delivered_at: sql<Date>`now()` } : {}),

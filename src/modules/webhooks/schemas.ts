@@ -91,7 +91,7 @@ export const WebhookAttempt = z
 
 export const WebhookDeliveryDetail = WebhookDelivery.extend({
   status: z.enum(['pending', 'succeeded', 'failed']).openapi({ description: 'Same as state' }),
-  attempt_history: z.array(WebhookAttempt).openapi({ description: 'Every attempt, oldest first (at most 100)' }),
+  attempt_history: z.array(WebhookAttempt).openapi({ description: 'The attempts kept, oldest first (at most 100): once the delivery is over, attempts older than WEBHOOK_ATTEMPT_RETENTION_DAYS (30) are deleted, so this may hold fewer than `attempts`, or none; the summary fields stay.' }),
 }).openapi('WebhookDeliveryDetail');
 
 export const IdParams = z.object({ id: z.string().max(64) });

@@ -6,6 +6,8 @@ import { createEndpoint, type CreateEndpointInput } from './create-endpoint.js';
 import { deleteEndpoint } from './delete-endpoint.js';
 import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
 import { getDelivery } from './read-delivery.js';
+import { pruneAttempts } from './prune-attempts.js';
+import type { Logger } from '../../lib/logger.js';
 import { sendTestEvent } from './send-test.js';
 import { updateEndpoint, type UpdateEndpointInput } from './update-endpoint.js';
 import { getEndpoint, listDeliveries, listEndpoints, type PageQuery } from './read-endpoints.js';
@@ -22,7 +24,9 @@ export { PREVIOUS_SECRET_TTL_MS } from './rotate-secret.js';
  * The webhook endpoints API (not the deliverer, deliver.ts): each operation lives in its own file; this only
  * binds them to their dependencies.
  */
-export function createWebhooksService(opts: { db: Db; config: Pick<Config, 'env'>; secrets: WebhookSecrets; resolve?: Resolver; clock: Clock; wake?: () => void }) {
+export function createWebhooksService(opts: {
+  db: Db; config: Pick<Config, 'env' | 'webhookAttemptRetentionDays'>; secrets: WebhookSecrets; resolve?: Resolver; clock: Clock; wake?: () => void; logger: Logger;
+}) {
   const deps: WebhooksApiDeps = { db: opts.db, secrets: opts.secrets, clock: opts.clock, checkUrl: endpointUrlChecker(opts.config, opts.resolve), wake: opts.wake ?? (() => {}) };
   const { db } = deps;
   return {
@@ -39,6 +43,9 @@ export function createWebhooksService(opts: { db: Db; config: Pick<Config, 'env'
     resumeEndpoint: (platformId: string, id: string) => resumeEndpoint(deps, platformId, id),
     sendTestEvent: (platformId: string, id: string) => sendTestEvent(deps, platformId, id),
     getDelivery: (platformId: string, id: string) => getDelivery(db, platformId, id),
+    /** The retention pass (workers.ts, hourly): attempts of finished deliveries made before now − the retention. */
+    pruneAttempts: (now = opts.clock.now()) =>
+      pruneAttempts(db, { before: new Date(now.getTime() - opts.config.webhookAttemptRetentionDays * 86_400_000), log: opts.logger }),
   };
 }
 
