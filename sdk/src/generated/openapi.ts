@@ -8909,6 +8909,8 @@ export interface components {
                 name: string;
                 rpc_url: string | null;
                 confirmations_required: number;
+                /** @description Base URL of the chain's explorer (a charge's tx_hash at <url>/tx/<hash>); null where none (devnet) */
+                block_explorer_url: string | null;
             };
             token: {
                 symbol: string;

@@ -105,7 +105,7 @@ export async function readAuthorization(deps: Pick<SubscriptionsDeps, 'db' | 'ch
     amount: formatUnits(r.amount), computed_split: splitJson(r),
     interval: r.interval, interval_count: r.interval_count, period_seconds: r.period_seconds, max_periods: r.max_periods,
     payer_address: r.payer_address, success_url: r.success_url, cancel_url: r.cancel_url,
-    chain: { chain_id: chain.chainId, name: chain.name, rpc_url: deps.config.env === 'devnet' ? chain.rpcUrl : null, confirmations_required: chain.confirmations },
+    chain: { chain_id: chain.chainId, name: chain.name, rpc_url: deps.config.env === 'devnet' ? chain.rpcUrl : null, confirmations_required: chain.confirmations, block_explorer_url: chain.blockExplorerUrl },
     token: { symbol: r.token, address: r.token_address }, manager_address: r.manager_address, router_address: chain.router,
     typed_data: typedDataJson(chain.chainId, r.manager_address as Address, p),
     allowance: {

@@ -146,7 +146,10 @@ export const PublicSubscriptionAuthorization = z
     payer_address: z.string().nullable(),
     success_url: z.string().nullable(),
     cancel_url: z.string().nullable(),
-    chain: z.object({ chain_id: z.number().int(), name: z.string(), rpc_url: z.string().nullable(), confirmations_required: z.number().int() }),
+    chain: z.object({
+      chain_id: z.number().int(), name: z.string(), rpc_url: z.string().nullable(), confirmations_required: z.number().int(),
+      block_explorer_url: z.string().nullable().openapi({ description: 'Base URL of the chain\'s explorer (a charge\'s tx_hash at <url>/tx/<hash>); null where none (devnet)' }),
+    }),
     token: z.object({ symbol: z.string(), address: z.string() }),
     manager_address: z.string(),
     router_address: z.string(),
