@@ -68,15 +68,15 @@ function Charges({ auth, charges }: { auth: SubscriptionAuthorization; charges: 
       <h2 id="charges-title">Charges</h2>
       <div className="table-scroll">
         <table className="table" aria-label="Charges" data-testid="manage-charges">
-          <thead><tr><th scope="col">Period</th><th scope="col" className="num">Amount</th><th scope="col">Date</th><th scope="col">Status</th><th scope="col">Transaction</th></tr></thead>
+          <thead><tr><th scope="col">Period</th><th scope="col" className="num">Amount</th><th scope="col">Date</th><th scope="col">Status</th><th scope="col">Tx</th></tr></thead>
           <tbody>
             {charges.map((c, i) => (
               <tr key={`${c.period}-${c.created_at}-${i}`}>
                 <td>{c.period === null ? '—' : c.period + 1}</td>
                 <td className="num nowrap">{formatHuman(c.amount)} {auth.token.symbol}</td>
-                <td className="muted nowrap">{formatDate(c.paid_at ?? c.created_at)}</td>
+                <td className="muted">{formatDate(c.paid_at ?? c.created_at)}</td>
                 <td><Badge state={c.state}>{CHARGE_STATE[c.state] ?? humanize(c.state)}</Badge></td>
-                <td>{c.tx_hash ? <Hash value={c.tx_hash} head={8} tail={6} href={explorer ? `${explorer}/tx/${c.tx_hash}` : null} /> : '—'}</td>
+                <td>{c.tx_hash ? <Hash value={c.tx_hash} copy={false} href={explorer ? `${explorer}/tx/${c.tx_hash}` : null} /> : '—'}</td>
               </tr>
             ))}
           </tbody>
