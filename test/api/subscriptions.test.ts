@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeFunctionData, erc20Abi, keccak256, maxUint48, stringToHex, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { decodeFunctionData, erc20Abi, hashDomain, keccak256, maxUint48, stringToHex, zeroAddress, type Hex } from 'viem';
+import { eip712DomainType } from '../../src/chain/eip712.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { subscriptionManagerAbi } from '../../src/chain/subscription-manager-abi.js';
 import { computeSplit } from '../../src/modules/orders/split.js';
@@ -200,7 +201,7 @@ async function active(extra: Record<string, unknown> = {}) {
   const res = await h.request('POST', `/v1/subscriptions/authorize/${token}`, { body: s.body });
   expect(res.status, res.text).toBe(200);
   const order = await h.db.selectFrom('orders').selectAll().where('subscription_id', '=', sub.id).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-  return { sub: res.body, start: s.body.start as number, order };
+  return { sub: res.body, start: s.body.start as number, order, token };
 }
 
 const sub = async (id: string) => (await h.request('GET', `/v1/subscriptions/${id}`, { key: p.secretKey })).body;
@@ -282,5 +283,93 @@ describe('charges, dunning and the chain\'s events', () => {
     expect(await (h.db as any).selectFrom('operator_txs').select('id').where('purpose', '=', 'subscription_revoke').where('ref_id', '=', now.sub.id).execute()).toHaveLength(1);
     expect((await h.request('POST', `/v1/subscriptions/${now.sub.id}/cancel`, { key: p.secretKey, body: {} })).status).toBe(409);
     expect(await eventsOf(now.sub.id)).toContain('subscription.canceled');
+  });
+});
+
+describe('the public read once signed: the charges so far', () => {
+  it('lists the charges newest first with public fields only (no order ids, nothing of the platform\'s)', async () => {
+    const { token } = await create();
+    expect((await h.request('GET', `/v1/subscriptions/authorize/${token}`)).body.authorized).toBeNull();
+    const s = await signed(token);
+    expect((await h.request('POST', `/v1/subscriptions/authorize/${token}`, { body: s.body })).status).toBe(200);
+    const first = await h.db.selectFrom('orders').selectAll().where('payer_address', '=', s.account.address).executeTakeFirstOrThrow();
+    const start = s.body.start as number;
+    await paid(first, new Date((start + 5) * 1000));
+    expect(await h.services.subscriptions.chargeDue(84532, new Date((start + 2_592_000) * 1000))).toBe(1);
+    const second = await h.db.selectFrom('orders').selectAll().where('subscription_id', '=', first.subscription_id).where('subscription_period', '=', 1).executeTakeFirstOrThrow();
+    await outcome(second.id, 'rejected');
+    const read = await h.request('GET', `/v1/subscriptions/authorize/${token}`);
+    expect(read.body.authorized.charges).toEqual([
+      { period: 1, amount: '9.99', state: 'failed', created_at: second.created_at.toISOString(), paid_at: null, tx_hash: null },
+      { period: 0, amount: '9.99', state: 'confirmed', created_at: first.created_at.toISOString(), paid_at: expect.any(String), tx_hash: `0x${'ab'.repeat(32)}` },
+    ]);
+    const text = JSON.stringify(read.body);
+    for (const secret of [first.id, second.id, first.onchain_id, p.platformId, first.order_no]) expect(text).not.toContain(secret);
+  });
+
+  it('shows at most the newest 24', async () => {
+    const { token, order } = await active();
+    const rows = Array.from({ length: 30 }, (_, i) => ({
+      ...order, id: `ord_cap${String(i).padStart(17, '0')}`, order_no: `cap-${i}-${order.order_no}`, onchain_id: `0x${(i + 1).toString(16).padStart(64, '0')}`,
+      state: 'failed' as const, created_at: new Date(order.created_at.getTime() - (i + 1) * 1000),
+    }));
+    await h.db.insertInto('orders').values(rows as any).execute();
+    const charges = (await h.request('GET', `/v1/subscriptions/authorize/${token}`)).body.authorized.charges;
+    expect(charges).toHaveLength(24);
+    expect(charges[0]).toMatchObject({ state: 'pending_payment', created_at: order.created_at.toISOString() });
+    expect(charges[23].created_at).toBe(rows[22]!.created_at.toISOString());
+  });
+});
+
+describe('the permit\'s nonce (?payer=)', () => {
+  it('fills owner and the token\'s nonces(payer) with one RPC read before activation; without it the nonce is a placeholder', async () => {
+    const client = h.services.chains.get(84532).publicClient;
+    const domain = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: FAKE_USDC };
+    const separator = hashDomain({ domain: { ...domain, chainId: 84532n }, types: { EIP712Domain: eip712DomainType } });
+    let nonce: bigint | Error = 7n;
+    const spy = vi.spyOn(client, 'readContract').mockImplementation((async (a: { functionName: string }) => {
+      if (a.functionName === 'nonces') { if (nonce instanceof Error) throw nonce; return nonce; }
+      return ({ name: domain.name, version: domain.version, DOMAIN_SEPARATOR: separator } as Record<string, unknown>)[a.functionName];
+    }) as any);
+    const nonceReads = () => spy.mock.calls.filter(([a]) => (a as { functionName: string }).functionName === 'nonces');
+    try {
+      const { token } = await create();
+      const payer = privateKeyToAccount(generatePrivateKey()).address;
+      const plain = (await h.request('GET', `/v1/subscriptions/authorize/${token}`)).body.allowance.permit;
+      expect(plain).toMatchObject({ nonce_filled: false, typed_data: { domain, primary_type: 'Permit', message: { owner: zeroAddress, nonce: '0', spender: MANAGER } } });
+      expect(nonceReads()).toHaveLength(0);
+
+      const filled = (await h.request('GET', `/v1/subscriptions/authorize/${token}?payer=${payer.toLowerCase()}`)).body;
+      expect(filled.allowance.permit).toMatchObject({ nonce_filled: true, typed_data: { message: { owner: payer, nonce: '7' } } });
+      expect(filled.typed_data.message.payer).toBe(payer);
+      expect(nonceReads()).toHaveLength(1);
+      expect(nonceReads()[0]![0]).toMatchObject({ address: FAKE_USDC, args: [payer] });
+
+      nonce = new Error('rpc down');
+      const down = (await h.request('GET', `/v1/subscriptions/authorize/${token}?payer=${payer}`));
+      expect(down.status).toBe(200);
+      expect(down.body.allowance.permit).toMatchObject({ nonce_filled: false, typed_data: { message: { owner: payer, nonce: '0' } } });
+
+      // Once authorized the permit is of no use: no RPC read for it.
+      nonce = 7n;
+      const s = await signed(token);
+      expect((await h.request('POST', `/v1/subscriptions/authorize/${token}`, { body: s.body })).status).toBe(200);
+      const before = nonceReads().length;
+      const after = (await h.request('GET', `/v1/subscriptions/authorize/${token}?payer=${s.account.address}`)).body;
+      expect(after.allowance.permit.nonce_filled).toBe(false);
+      expect(nonceReads()).toHaveLength(before);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('refuses a malformed payer with 422 naming it', async () => {
+    const { token } = await create();
+    for (const bad of ['0xabc', zeroAddress, 'alice', `0x${'A'.repeat(40)}x`]) {
+      const res = await h.request('GET', `/v1/subscriptions/authorize/${token}?payer=${bad}`);
+      expect(res.status, bad).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'validation_failed', param: 'payer' });
+    }
+    expect((await h.request('GET', `/v1/subscriptions/authorize/${token}?payer=0x${'1'.repeat(40)}&other=1`)).status).toBe(422);
   });
 });

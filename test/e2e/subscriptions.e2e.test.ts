@@ -42,9 +42,15 @@ describe('hosted subscription pages', () => {
   const create = (extra: Record<string, unknown> = {}) =>
     expectStatus(platform.api('POST', '/v1/subscriptions', { merchant_id: merchantId, chain_id: 84532, token: 'USDC', amount: '4.20', interval: 'month', max_periods: 6, ...extra }), 201);
   const pagePath = (sub: { url: string }) => `${baseUrl}${new URL(sub.url).pathname}`;
+  /** The first charge, confirmed, through the orders list's subscription filter (only this subscription's orders). */
   const firstCharge = (sub: { id: string }, payer: Address) =>
-    until<any>(platform.api, `/v1/orders?q=${payer}`, (b) => b.data.some((o: any) => o.subscription_id === sub.id && o.state === 'confirmed'), 90_000)
-      .then((b) => b.data.find((o: any) => o.subscription_id === sub.id));
+    until<any>(platform.api, `/v1/orders?subscription_id=${sub.id}`, (b) => b.data.some((o: any) => o.state === 'confirmed'), 90_000)
+      .then((b) => {
+        expect(b.data.every((o: any) => o.subscription_id === sub.id)).toBe(true);
+        const o = b.data.find((x: any) => x.state === 'confirmed');
+        expect(o).toMatchObject({ subscription_period: 0, paid_by: payer });
+        return o;
+      });
 
   /** Opens the hosted page, connects the test wallet and checks the terms the payer is shown. */
   async function openSubscribe(sub: { url: string }, payer: { key: Hex }) {
@@ -92,6 +98,9 @@ describe('hosted subscription pages', () => {
     await dash.page.getByTestId('subscription-state').getByText('Active').waitFor();
     const row = dash.page.getByRole('table', { name: 'Charges' }).getByRole('row').nth(1);
     await row.getByText('Confirmed').waitFor({ timeout: 30_000 });
+    expect(await dash.page.getByRole('table', { name: 'Charges' }).getByRole('row').count()).toBe(2); // the header and this subscription's one charge
+    expect(await row.getByRole('cell').nth(1).textContent()).toBe('1'); // period 1
+    expect(await row.textContent()).toContain('4.20');
     expect(await dash.page.getByTestId('next-charge').textContent()).not.toBe('—');
     await shot(dash.page, 'subscriptions-dashboard-detail');
     await row.getByRole('link', { name: charge.order_no }).click();
@@ -109,7 +118,7 @@ describe('hosted subscription pages', () => {
     await page.getByRole('heading', { name: 'Subscription active' }).waitFor({ timeout: 30_000 });
     expect(wallet.count('eth_sendTransaction')).toBe(1);
     expect(wallet.count('eth_signTypedData_v4')).toBe(1);
-    await firstCharge(sub, payer.address);
+    const charge = await firstCharge(sub, payer.address);
     await context.close();
 
     // The payer comes back later through the management link, in a new browser session.
@@ -120,6 +129,16 @@ describe('hosted subscription pages', () => {
     await page2.goto(`${pagePath(sub)}/manage`);
     await page2.getByTestId('subscription-state').getByText('Active').waitFor();
     await page2.getByText('Charges so far').waitFor();
+    // The charge the payer has paid: period, amount, date, state and its transaction.
+    const charges = page2.getByTestId('manage-charges');
+    const paid = charges.getByRole('row').nth(1);
+    await paid.getByText('Paid').waitFor();
+    expect(await charges.getByRole('row').count()).toBe(2);
+    expect(await paid.getByRole('cell').nth(0).textContent()).toBe('1');
+    expect(await paid.getByRole('cell').nth(1).textContent()).toBe('4.20 USDC');
+    expect(await paid.getByRole('cell').nth(2).textContent()).not.toBe('—');
+    await paid.locator(`[title="${charge.tx_hash}"]`).waitFor();
+    await shot(page2, 'subscribe-manage-charges');
     await page2.getByRole('button', { name: /Test Wallet/ }).click();
     await page2.getByRole('button', { name: 'Stop subscription' }).click();
     await page2.getByTestId('subscription-state').getByText('Canceled').waitFor({ timeout: 60_000 });

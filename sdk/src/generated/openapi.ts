@@ -2868,6 +2868,8 @@ export interface paths {
                 query?: {
                     state?: "pending_payment" | "authorized" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired" | "voided";
                     merchant_id?: string;
+                    /** @description A subscription's charges (sub_…): every order of its periods, failed attempts included. An id of no subscription of yours gives an empty list, as merchant_id does */
+                    subscription_id?: string;
                     /** @description Exact match on one of: order id (ord_…), order_no, payer address (the wallet that paid, or the one the order was reserved for) or payment tx hash */
                     q?: string;
                     /** @description Created at or after (inclusive), ISO 8601 */
@@ -3601,7 +3603,10 @@ export interface paths {
         /** What the payer signs (public; for the hosted page) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The wallet about to sign: typed_data.message.payer and the permit's owner are set to it and, before activation, the permit's nonce is the token's nonces(payer) read now (nonce_filled) */
+                    payer?: string;
+                };
                 header?: never;
                 path: {
                     token: string;
@@ -3610,7 +3615,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Terms, typed data and allowance */
+                /** @description Terms, typed data and allowance; once signed, the schedule and charges */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3630,6 +3635,15 @@ export interface paths {
                 };
                 /** @description Unknown resource, or another platform's (not_found) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7769,6 +7783,8 @@ export interface components {
             checkout_session_id: string | null;
             /** @description The subscription whose period this order charges (sub_…); null for other orders */
             subscription_id: string | null;
+            /** @description The period this order charges (0 = the first); null for other orders */
+            subscription_period: number | null;
             failure_reason: string | null;
             created_at: string;
             confirmed_at: string | null;
@@ -8904,6 +8920,8 @@ export interface components {
                 name: string;
                 rpc_url: string | null;
                 confirmations_required: number;
+                /** @description Base URL of the chain's explorer (a charge's tx_hash at <url>/tx/<hash>); null where none (devnet) */
+                block_explorer_url: string | null;
             };
             token: {
                 symbol: string;
@@ -8933,8 +8951,9 @@ export interface components {
                 /** @description Base units to allow: amount × min(max_periods, 12) */
                 amount: string;
                 periods_covered: number;
+                /** @description Null where the token has no EIP-2612 domain matching its DOMAIN_SEPARATOR */
                 permit: {
-                    /** @description EIP-2612 Permit: fill message.owner and message.nonce (the token's nonces(owner)) */
+                    /** @description EIP-2612 Permit to the manager. message.owner is ?payer= (else the lock, else the zero address); message.nonce is the token's nonces(owner) only when nonce_filled, else a placeholder "0": read nonces(owner) from the token and fill both before signing */
                     typed_data: {
                         domain: {
                             [key: string]: unknown;
@@ -8950,6 +8969,8 @@ export interface components {
                             [key: string]: unknown;
                         };
                     };
+                    /** @description true: message.nonce is nonces(payer) read from the token for this request (?payer= given, not yet authorized, the chain answered within 3 s) */
+                    nonce_filled: boolean;
                 } | null;
                 approve: {
                     to: string;
@@ -8957,7 +8978,7 @@ export interface components {
                     function: string;
                 };
             };
-            /** @description Null until the payer signs; then the signed permission (for revoke from the payer's wallet) and the schedule */
+            /** @description Null until the payer signs; then the signed permission (for revoke from the payer's wallet), the schedule and the charges */
             authorized: {
                 permission: components["schemas"]["SpendPermission"];
                 permission_hash: string | null;
@@ -8968,6 +8989,8 @@ export interface components {
                 cancel_at_period_end: boolean;
                 cancel_reason: string | null;
                 canceled_at: string | null;
+                /** @description The charges so far, newest first, at most 24 (failed attempts included) */
+                charges: components["schemas"]["SubscriptionCharge"][];
             } | null;
         };
         /** @description The permission the payer signed (uint160/uint256 as decimal strings): the argument of the manager's revoke(p) */
@@ -8984,6 +9007,21 @@ export interface components {
             platformFeeBps: number;
             reserveBps: number;
             salt: string;
+        };
+        SubscriptionCharge: {
+            /** @description The period charged (0 = the first) */
+            period: number | null;
+            /** @description Human units */
+            amount: string;
+            /**
+             * @description The charge's order state: pending_payment (on its way), confirmed, failed (nothing moved), partially_refunded, refunded
+             * @enum {string}
+             */
+            state: "pending_payment" | "authorized" | "confirmed" | "partially_refunded" | "refunded" | "failed" | "expired" | "voided";
+            /** @description When the charge was attempted */
+            created_at: string;
+            paid_at: string | null;
+            tx_hash: string | null;
         };
         AuthorizeSubscriptionRequest: {
             /**

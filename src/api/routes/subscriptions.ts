@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { callerOf, platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, z } from '../openapi.js';
 import {
-  AuthorizeSubscriptionRequest, CancelSubscriptionRequest, CreateSubscriptionRequest, ListSubscriptionsQuery, PublicSubscriptionAuthorization,
+  AuthorizeSubscriptionRequest, CancelSubscriptionRequest, CreateSubscriptionRequest, ListSubscriptionsQuery, PublicSubscriptionAuthorization, ReadAuthorizationQuery,
   Subscription, SubscriptionTokenParams,
 } from '../../modules/subscriptions/schemas.js';
 
@@ -30,8 +30,8 @@ const cancel = createRoute({
 });
 const readAuthorization = createRoute({
   method: 'get', path: '/v1/subscriptions/authorize/{token}', tags: ['Subscriptions'], summary: 'What the payer signs (public; for the hosted page)',
-  ...access.public(), request: { params: SubscriptionTokenParams },
-  responses: { 200: jsonResponse(PublicSubscriptionAuthorization, 'Terms, typed data and allowance'), ...errors(401, 404, 429) },
+  ...access.public(), request: { params: SubscriptionTokenParams, query: ReadAuthorizationQuery },
+  responses: { 200: jsonResponse(PublicSubscriptionAuthorization, 'Terms, typed data and allowance; once signed, the schedule and charges'), ...errors(401, 404, 422, 429) },
 });
 const authorize = createRoute({
   method: 'post', path: '/v1/subscriptions/authorize/{token}', tags: ['Subscriptions'], summary: 'Authorize a subscription with the payer\'s signature (public)',
@@ -42,7 +42,7 @@ const authorize = createRoute({
 
 // The public authorize routes first: /v1/subscriptions/authorize/cancel is a token, never a subscription id.
 export const subscriptionRoutes = createRouter()
-  .openapi(readAuthorization, async (c) => c.json(await c.get('services').subscriptions.readAuthorization(c.req.valid('param').token), 200, { 'Cache-Control': 'no-store' }))
+  .openapi(readAuthorization, async (c) => c.json(await c.get('services').subscriptions.readAuthorization(c.req.valid('param').token, c.req.valid('query')), 200, { 'Cache-Control': 'no-store' }))
   .openapi(authorize, async (c) => c.json(await c.get('services').subscriptions.authorize(c.req.valid('param').token, c.req.valid('json')), 200))
   .openapi(create, async (c) => c.json(await c.get('services').subscriptions.create(callerOf(c.get('principal')), c.req.valid('json')), 201))
   .openapi(list, async (c) => c.json(await c.get('services').subscriptions.list(platformIdOf(c.get('principal')), c.req.valid('query')), 200))

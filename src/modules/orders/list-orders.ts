@@ -18,7 +18,7 @@ export function searchOf(q: string | undefined): OrderSearch | undefined {
 
 /** GET /v1/orders: a page of the platform's orders, newest first (rows: the route serializes). */
 export async function listOrders(deps: { db: Executor }, platformId: string, q: ListOrdersFilters): Promise<Page<OrderRow>> {
-  const filters = { state: q.state, merchantExternalId: q.merchant_id, search: searchOf(q.q), from: q.from, to: q.to };
+  const filters = { state: q.state, merchantExternalId: q.merchant_id, subscriptionId: q.subscription_id, search: searchOf(q.q), from: q.from, to: q.to };
   const rows = await ordersRepo.list(deps.db, platformId, filters, q.limit, decodeCursor(q.cursor));
   return toPage(rows, q.limit, (row) => row);
 }

@@ -26,6 +26,7 @@ export type OrderSearch = { kind: 'address'; values: string[] } | { kind: 'tx_ha
 export type OrderListFilters = {
   state?: OrderState | undefined;
   merchantExternalId?: string | undefined;
+  subscriptionId?: string | undefined;
   search?: OrderSearch | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
@@ -135,6 +136,8 @@ export const ordersRepo = {
     let q = db.selectFrom('orders').selectAll().where('platform_id', '=', platformId);
     if (f.state) q = q.where('state', '=', f.state);
     if (f.merchantExternalId) q = q.where('merchant_external_id', '=', f.merchantExternalId);
+    // orders_subscription_idx (subscription_id, created_at desc), migration 029: a subscription's charges by index.
+    if (f.subscriptionId) q = q.where('subscription_id', '=', f.subscriptionId);
     if (f.from) q = q.where('created_at', '>=', f.from);
     if (f.to) q = q.where('created_at', '<', f.to);
     const s = f.search;

@@ -88,6 +88,7 @@ export const Order = z
     reserve_remaining: z.string().openapi({ description: "Base units of the order's reserve the router still holds (0 once released to the merchant or spent on refunds); refunds are paid from it first" }),
     checkout_session_id: z.string().nullable(),
     subscription_id: z.string().nullable().openapi({ description: 'The subscription whose period this order charges (sub_…); null for other orders' }),
+    subscription_period: z.number().int().nullable().openapi({ description: 'The period this order charges (0 = the first); null for other orders' }),
     failure_reason: z.string().nullable(),
     created_at: z.string(),
     confirmed_at: z.string().nullable(),
@@ -128,10 +129,16 @@ const IsoInstant = z
   .refine(isRealDate, 'is not a real date')
   .transform((v) => new Date(v));
 
+/** A subscription id as newId('sub') writes it: a malformed one is a 422 naming subscription_id, never an empty page. */
+export const SubscriptionIdSchema = z.string().regex(/^sub_[0-9A-Za-z]{20}$/, 'must be a subscription id (sub_ and 20 letters or digits)');
+
 export const ListOrdersQuery = z
   .object({
     state: OrderStateSchema.optional(),
     merchant_id: ExternalIdSchema.optional(),
+    subscription_id: SubscriptionIdSchema.optional().openapi({
+      description: "A subscription's charges (sub_…): every order of its periods, failed attempts included. An id of no subscription of yours gives an empty list, as merchant_id does",
+    }),
     q: z.string().trim().min(1).max(128).optional().openapi({
       description: 'Exact match on one of: order id (ord_…), order_no, payer address (the wallet that paid, or the one the order was reserved for) or payment tx hash',
     }),

@@ -31,6 +31,7 @@ export function serializeOrder(o: OrderRow) {
     reserve_remaining: o.reserve_remaining.toString(),
     checkout_session_id: o.checkout_session_id,
     subscription_id: o.subscription_id,
+    subscription_period: o.subscription_period,
     failure_reason: o.failure_reason,
     created_at: o.created_at.toISOString(),
     confirmed_at: o.confirmed_at?.toISOString() ?? null,

@@ -1,3 +1,4 @@
+import type { Address } from 'viem';
 import type { Caller } from '../orders/index.js';
 import { applyCharged, applyPermissionRevoked } from './apply-manager-events.js';
 import { authorizeSubscription, type AuthorizeInput } from './authorize.js';
@@ -24,7 +25,7 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
     get: (platformId: string, id: string) => getSubscription(deps, platformId, id),
     list: (platformId: string, q: ListSubscriptionsFilters) => listSubscriptions(deps, platformId, q),
     cancel: (platformId: string, id: string, body: { at_period_end?: boolean | undefined }) => cancelSubscription(deps, platformId, id, body),
-    readAuthorization: (token: string) => readAuthorization(deps, token),
+    readAuthorization: (token: string, q: { payer?: Address | undefined } = {}) => readAuthorization(deps, token, q),
     authorize: (token: string, input: AuthorizeInput) => authorizeSubscription(deps, token, input),
     chargeDue: (chainId: number, indexedUntil: Date, batch?: number) => chargeDue(deps, chainId, indexedUntil, batch),
     expireLinks: (chainId: number, indexedUntil: Date) => expireLinks(deps, chainId, indexedUntil),

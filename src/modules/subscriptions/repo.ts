@@ -1,10 +1,12 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import type { Cursor } from '../../db/pagination.js';
-import type { SubscriptionState, SubscriptionsTable } from '../../db/schema.js';
+import type { OrdersTable, SubscriptionState, SubscriptionsTable } from '../../db/schema.js';
 import { SUBSCRIPTION_TRANSITIONS, type SubscriptionTrigger } from './state.js';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
+/** What the public read shows of a charge's order. */
+export type ChargeRow = Pick<Selectable<OrdersTable>, 'subscription_period' | 'amount' | 'state' | 'created_at' | 'confirmed_at' | 'tx_hash'>;
 
 /** SQL of subscriptions. Orders of charges are written by the orders module (insertPrepared), never here. */
 export const subscriptionsRepo = {
@@ -73,7 +75,8 @@ export const subscriptionsRepo = {
   /** A charge's order as the outcome handler reads it (the orders module moves it). */
   orderById: (db: Executor, id: string) => db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst(),
 
-  /** The charge orders of a subscription, newest first (the detail's charges). */
-  charges: (db: Executor, subscriptionId: string, limit: number) =>
-    db.selectFrom('orders').selectAll().where('subscription_id', '=', subscriptionId).orderBy('created_at', 'desc').limit(limit).execute(),
+  /** The public columns of a subscription's charge orders, newest first (the manage page; orders_subscription_idx). */
+  publicCharges: (db: Executor, subscriptionId: string, limit: number): Promise<ChargeRow[]> =>
+    db.selectFrom('orders').select(['subscription_period', 'amount', 'state', 'created_at', 'confirmed_at', 'tx_hash'])
+      .where('subscription_id', '=', subscriptionId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
 };

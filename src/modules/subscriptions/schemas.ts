@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { AddressSchema, AmountSchema, ChainIdSchema, ExternalIdSchema, MetadataSchema, TokenSchema } from '../../lib/schemas.js';
-import { ComputedSplit } from '../orders/schemas.js';
+import { ComputedSplit, OrderStateSchema } from '../orders/schemas.js';
 
 export const LINK_DEFAULT_SECONDS = 24 * 3600;
 export const LINK_MAX_SECONDS = 7 * 24 * 3600;
@@ -84,6 +84,13 @@ export const ListSubscriptionsQuery = z
 export type ListSubscriptionsFilters = z.infer<typeof ListSubscriptionsQuery>;
 
 export const SubscriptionTokenParams = z.object({ token: z.string().max(128) });
+export const ReadAuthorizationQuery = z
+  .object({
+    payer: AddressSchema.optional().openapi({
+      description: "The wallet about to sign: typed_data.message.payer and the permit's owner are set to it and, before activation, the permit's nonce is the token's nonces(payer) read now (nonce_filled)",
+    }),
+  })
+  .strict();
 
 const Permit = z
   .object({
@@ -110,6 +117,18 @@ const TypedData = z.object({
   message: z.record(z.string(), z.unknown()),
 });
 
+/** A charge as the payer sees it: what the chain shows anyway, no order id, nothing of the platform's. */
+const PublicCharge = z
+  .object({
+    period: z.number().int().nullable().openapi({ description: 'The period charged (0 = the first)' }),
+    amount: z.string().openapi({ description: 'Human units' }),
+    state: OrderStateSchema.openapi({ description: 'The charge\'s order state: pending_payment (on its way), confirmed, failed (nothing moved), partially_refunded, refunded' }),
+    created_at: z.string().openapi({ description: 'When the charge was attempted' }),
+    paid_at: z.string().nullable(),
+    tx_hash: z.string().nullable(),
+  })
+  .openapi('SubscriptionCharge');
+
 export const PublicSubscriptionAuthorization = z
   .object({
     id: z.string(),
@@ -127,7 +146,10 @@ export const PublicSubscriptionAuthorization = z
     payer_address: z.string().nullable(),
     success_url: z.string().nullable(),
     cancel_url: z.string().nullable(),
-    chain: z.object({ chain_id: z.number().int(), name: z.string(), rpc_url: z.string().nullable(), confirmations_required: z.number().int() }),
+    chain: z.object({
+      chain_id: z.number().int(), name: z.string(), rpc_url: z.string().nullable(), confirmations_required: z.number().int(),
+      block_explorer_url: z.string().nullable().openapi({ description: 'Base URL of the chain\'s explorer (a charge\'s tx_hash at <url>/tx/<hash>); null where none (devnet)' }),
+    }),
     token: z.object({ symbol: z.string(), address: z.string() }),
     manager_address: z.string(),
     router_address: z.string(),
@@ -136,7 +158,10 @@ export const PublicSubscriptionAuthorization = z
       spender: z.string().openapi({ description: 'The manager (never the router)' }),
       amount: z.string().openapi({ description: 'Base units to allow: amount × min(max_periods, 12)' }),
       periods_covered: z.number().int(),
-      permit: z.object({ typed_data: TypedData.openapi({ description: 'EIP-2612 Permit: fill message.owner and message.nonce (the token\'s nonces(owner))' }) }).nullable(),
+      permit: z.object({
+        typed_data: TypedData.openapi({ description: 'EIP-2612 Permit to the manager. message.owner is ?payer= (else the lock, else the zero address); message.nonce is the token\'s nonces(owner) only when nonce_filled, else a placeholder "0": read nonces(owner) from the token and fill both before signing' }),
+        nonce_filled: z.boolean().openapi({ description: 'true: message.nonce is nonces(payer) read from the token for this request (?payer= given, not yet authorized, the chain answered within 3 s)' }),
+      }).nullable().openapi({ description: 'Null where the token has no EIP-2612 domain matching its DOMAIN_SEPARATOR' }),
       approve: z.object({ to: z.string(), data: z.string(), function: z.string() }),
     }),
     authorized: z.object({
@@ -152,6 +177,7 @@ export const PublicSubscriptionAuthorization = z
       cancel_at_period_end: z.boolean(),
       cancel_reason: z.string().nullable(),
       canceled_at: z.string().nullable(),
-    }).nullable().openapi({ description: 'Null until the payer signs; then the signed permission (for revoke from the payer\'s wallet) and the schedule' }),
+      charges: z.array(PublicCharge).openapi({ description: 'The charges so far, newest first, at most 24 (failed attempts included)' }),
+    }).nullable().openapi({ description: 'Null until the payer signs; then the signed permission (for revoke from the payer\'s wallet), the schedule and the charges' }),
   })
   .openapi('PublicSubscriptionAuthorization');

@@ -44,6 +44,7 @@ export function ManagePanel({ auth }: { auth: SubscriptionAuthorization }) {
               ...(canceled ? ([['Stopped', formatDate(a.canceled_at)], ['Why', REASON[a.cancel_reason ?? ''] ?? humanize(a.cancel_reason ?? '—')]] as [string, string][]) : []),
             ]}
           />
+          <Charges auth={auth} charges={a.charges} />
           {canceled ? (
             <Alert tone="success" title="Subscription stopped">No further charges can be taken. {REASON[a.cancel_reason ?? ''] ?? ''}</Alert>
           ) : (
@@ -52,6 +53,36 @@ export function ManagePanel({ auth }: { auth: SubscriptionAuthorization }) {
         </>
       )}
     </div>
+  );
+}
+
+type Charge = NonNullable<SubscriptionAuthorization['authorized']>['charges'][number];
+const CHARGE_STATE: Record<string, string> = { pending_payment: 'Processing', confirmed: 'Paid', failed: 'Failed (nothing taken)', partially_refunded: 'Partly refunded', refunded: 'Refunded' };
+
+/** The charges so far (the public read's newest 24): period, amount, date, state and the transaction on the explorer. */
+function Charges({ auth, charges }: { auth: SubscriptionAuthorization; charges: Charge[] }) {
+  const explorer = auth.chain.block_explorer_url?.replace(/\/$/, '') ?? null;
+  if (charges.length === 0) return <p className="muted">No charge yet.</p>;
+  return (
+    <section aria-labelledby="charges-title" className="sub-charges">
+      <h2 id="charges-title">Charges</h2>
+      <div className="table-scroll">
+        <table className="table" aria-label="Charges" data-testid="manage-charges">
+          <thead><tr><th scope="col">Period</th><th scope="col" className="num">Amount</th><th scope="col">Date</th><th scope="col">Status</th><th scope="col">Tx</th></tr></thead>
+          <tbody>
+            {charges.map((c, i) => (
+              <tr key={`${c.period}-${c.created_at}-${i}`}>
+                <td>{c.period === null ? '—' : c.period + 1}</td>
+                <td className="num nowrap">{formatHuman(c.amount)} {auth.token.symbol}</td>
+                <td className="muted">{formatDate(c.paid_at ?? c.created_at)}</td>
+                <td><Badge state={c.state}>{CHARGE_STATE[c.state] ?? humanize(c.state)}</Badge></td>
+                <td>{c.tx_hash ? <Hash value={c.tx_hash} copy={false} href={explorer ? `${explorer}/tx/${c.tx_hash}` : null} /> : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 

@@ -12,7 +12,7 @@ import { allowanceCovered, authorizationKey, subscribe, type AllowanceMethod, ty
 
 /** A public client on the subscription's chain (reads and receipts never depend on the wallet's RPC). */
 export function useChainClient(auth: SubscriptionAuthorization) {
-  const chain = useMemo(() => chainFromSession({ ...auth.chain, block_explorer_url: null }), [auth.chain]);
+  const chain = useMemo(() => chainFromSession(auth.chain), [auth.chain]);
   const client = useMemo(() => createPublicClient({ chain, transport: http(chain.rpcUrls.default.http[0]) }) as PublicClient, [chain]);
   return { chain, client };
 }

@@ -4,8 +4,8 @@ import { Button } from '../../../components/ui';
 import { api, type Query } from '../../../lib/api';
 import type { List } from '../../../lib/types';
 
-/** Cursor pagination over a list endpoint; the cursor stack resets when the filters change. */
-export function usePaged<T>(key: string, path: string, query: Query = {}, limit = 20) {
+/** Cursor pagination over a list endpoint; the cursor stack resets when the filters change. `refetchInterval`: poll the page shown. */
+export function usePaged<T>(key: string, path: string, query: Query = {}, limit = 20, opts: { refetchInterval?: number | false; enabled?: boolean } = {}) {
   const filterKey = JSON.stringify(query);
   const [state, setState] = useState<{ filterKey: string; cursors: (string | null)[] }>({ filterKey, cursors: [null] });
   const cursors = state.filterKey === filterKey ? state.cursors : [null];
@@ -14,6 +14,8 @@ export function usePaged<T>(key: string, path: string, query: Query = {}, limit 
     queryKey: [key, query, cursor, limit],
     queryFn: () => api.get<List<T>>(path, { ...query, limit, cursor }),
     placeholderData: keepPreviousData,
+    refetchInterval: opts.refetchInterval ?? false,
+    enabled: opts.enabled ?? true,
   });
   return {
     query: q,

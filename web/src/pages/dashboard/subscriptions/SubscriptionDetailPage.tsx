@@ -5,29 +5,16 @@ import { api, ApiError } from '../../../lib/api';
 import { formatDate, humanize } from '../../../lib/format';
 import { formatBase, formatHuman } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
-import type { List, Order, Subscription } from '../../../lib/types';
+import type { Order, Subscription } from '../../../lib/types';
+import { Pager, usePaged } from '../shared/paging';
 import { CancelModal } from './CancelModal';
 import { every } from './SubscriptionsPage';
 import './subscriptions.css';
 
 const live = (s: Subscription | undefined) => s?.state === 'active' || s?.state === 'past_due';
 
-/**
- * The subscription's charges: its orders (subscription_id). The orders list filters by payer (q), so the page asks
- * for the payer's orders at this merchant and keeps this subscription's.
- */
-function useCharges(s: Subscription | undefined) {
-  return useQuery({
-    queryKey: ['subscription-charges', s?.id, s?.periods_charged, s?.failed_attempts],
-    queryFn: async () => {
-      const page = await api.get<List<Order>>('/v1/orders', { q: (s!.payer ?? s!.payer_address)!, merchant_id: s!.merchant_id, limit: 100 });
-      return page.data.filter((o) => o.subscription_id === s!.id);
-    },
-    enabled: Boolean(s?.payer ?? s?.payer_address),
-    refetchInterval: live(s) ? 4_000 : false,
-  });
-}
-
+/** The subscription's charges: its orders, filtered server-side (GET /v1/orders?subscription_id=), a page at a time. */
+const CHARGES_PAGE = 10;
 export function SubscriptionDetailPage({ id }: { id: string }) {
   useTitle('Subscription');
   const sub = useQuery({
@@ -35,7 +22,9 @@ export function SubscriptionDetailPage({ id }: { id: string }) {
     queryFn: () => api.get<Subscription>(`/v1/subscriptions/${encodeURIComponent(id)}`),
     refetchInterval: (q) => (q.state.data?.state === 'incomplete' || live(q.state.data) ? 4_000 : false),
   });
-  const charges = useCharges(sub.data);
+  const charges = usePaged<Order>('subscription-charges', '/v1/orders', { subscription_id: id }, CHARGES_PAGE, {
+    refetchInterval: live(sub.data) ? 4_000 : false, enabled: sub.data !== undefined && sub.data.state !== 'incomplete',
+  });
   const [canceling, setCanceling] = useState(false);
   if (sub.isPending) return <div className="page"><Spinner label="Loading subscription" /></div>;
   if (sub.isError) {
@@ -79,26 +68,32 @@ export function SubscriptionDetailPage({ id }: { id: string }) {
         />
       </Card>
       <Card title="Charges" padded={false}>
-        {charges.isError ? (
-          <div className="card-body"><Alert tone="error" title="Could not load the charges">{charges.error.message}</Alert></div>
-        ) : (charges.data ?? []).length === 0 ? (
+        {charges.query.isError ? (
+          <div className="card-body"><Alert tone="error" title="Could not load the charges">{charges.query.error.message}</Alert></div>
+        ) : charges.rows.length === 0 ? (
           <Empty title="No charges yet">{s.state === 'incomplete' ? 'The first period is charged when the payer signs.' : 'Charges appear here as orders.'}</Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="Charges">
-              <thead><tr><th scope="col">Order</th><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
-              <tbody>
-                {charges.data!.map((o) => (
-                  <tr key={o.id}>
-                    <td><Link href={`/dashboard/orders/${o.id}`} className="mono-soft">{o.order_no}</Link></td>
-                    <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
-                    <td><Badge state={o.state} /></td>
-                    <td className="muted nowrap">{formatDate(o.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <>
+            <div className="table-scroll">
+              <table className="table" aria-label="Charges">
+                <thead><tr><th scope="col">Order</th><th scope="col" className="num">Period</th><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
+                <tbody>
+                  {charges.rows.map((o) => (
+                    <tr key={o.id}>
+                      <td><Link href={`/dashboard/orders/${o.id}`} className="mono-soft">{o.order_no}</Link></td>
+                      <td className="num">{o.subscription_period === null ? '—' : o.subscription_period + 1}</td>
+                      <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
+                      <td><Badge state={o.state} /></td>
+                      <td className="muted nowrap">{formatDate(o.created_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {(charges.hasPrev || charges.hasNext) && (
+              <Pager page={charges.page} hasPrev={charges.hasPrev} hasNext={charges.hasNext} onPrev={charges.prev} onNext={charges.next} count={charges.rows.length} loading={charges.query.isFetching && charges.query.isPlaceholderData} />
+            )}
+          </>
         )}
       </Card>
       {canceling && <CancelModal sub={s} onClose={() => setCanceling(false)} />}
