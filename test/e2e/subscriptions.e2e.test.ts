@@ -179,6 +179,43 @@ describe('hosted subscription pages', () => {
     expect(after).toMatchObject({ state: 'canceled', cancel_reason: 'canceled_by_platform' });
   });
 
+  it('open-ended: the manage page shows how many charges the allowance covers; running low, the payer allows 12 more with one approve', async () => {
+    const sub = await expectStatus(platform.api('POST', '/v1/subscriptions', { merchant_id: merchantId, chain_id: 84532, token: 'USDC', amount: '4.20', interval: 'month' }), 201) as any;
+    const payer = await freshPayer();
+    const { context, page } = await openSubscribe(sub, payer);
+    await page.getByRole('button', { name: 'Or approve with a transaction instead' }).click();
+    await page.getByRole('button', { name: 'Subscribe for 4.20 USDC per month' }).click();
+    await page.getByRole('heading', { name: 'Subscription active' }).waitFor({ timeout: 30_000 });
+    await firstCharge(sub, payer.address);
+    await context.close();
+    const allowanceOf = () => chain.publicClient.readContract({ address: devnet.usdc, abi: erc20Abi, functionName: 'allowance', args: [payer.address, devnet.subscription_manager] });
+    expect(await allowanceOf()).toBe(4_200_000n * 11n); // approve gave a year (12 charges), the first charge used one
+
+    // The payer's wallet lowered the allowance elsewhere: one charge left.
+    const own = createWalletClient({ account: privateKeyToAccount(payer.key), chain: chain.chain, transport: http(devnet.rpc_url) });
+    await chain.publicClient.waitForTransactionReceipt({ hash: await own.writeContract({ address: devnet.usdc, abi: erc20Abi, functionName: 'approve', args: [devnet.subscription_manager, 4_200_000n] }) });
+
+    const manage = await newPage(browser);
+    const wallet = new TestWallet({ privateKey: payer.key, rpcUrl: devnet.rpc_url, chainId: devnet.chain_id });
+    await wallet.install(manage.page);
+    await manage.page.goto(`${pagePath(sub)}/manage`);
+    const covers = manage.page.getByTestId('allowance-covers');
+    await covers.getByText('Your wallet allows 4.20 USDC: 1 more charge.').waitFor();
+    await manage.page.getByText('Running low').waitFor();
+    expect(await manage.page.getByRole('button', { name: /Allow 12 more charges/ }).count()).toBe(0); // not before the paying wallet is connected
+    await manage.page.getByRole('button', { name: /Test Wallet/ }).click();
+    await manage.page.getByRole('button', { name: 'Allow 12 more charges (50.40 USDC)' }).click();
+    await covers.getByText('Your wallet allows 50.40 USDC: 12 more charges.').waitFor({ timeout: 30_000 });
+    expect(await manage.page.getByText('Running low').count()).toBe(0);
+    await shot(manage.page, 'subscribe-manage-allowance');
+    await manage.context.close();
+    expect(await allowanceOf()).toBe(4_200_000n * 12n);
+    const sent = wallet.calls.filter((c) => c.method === 'eth_sendTransaction');
+    expect(sent).toHaveLength(1);
+    expect(((sent[0]!.params[0] as { to: string }).to).toLowerCase()).toBe(devnet.usdc.toLowerCase());
+    expect((await expectStatus(platform.api('GET', `/v1/subscriptions/${sub.id}`), 200) as any).state).toBe('active');
+  });
+
   it('an unknown link says so in plain words', async () => {
     const { page, context } = await newPage(browser);
     await page.goto(`${baseUrl}/subscribe/sub_live_${'x'.repeat(32)}`);

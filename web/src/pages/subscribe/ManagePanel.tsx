@@ -9,6 +9,7 @@ import { formatHuman } from '../../lib/money';
 import type { SubscriptionAuthorization } from '../../lib/types';
 import { ConnectedAccount, ConnectWallet } from '../../wallet/ConnectWallet';
 import { walletErrorMessage } from '../../wallet/errors';
+import { AllowanceSection } from './AllowanceSection';
 import { revokePermission } from './revoke';
 import { intervalText } from './Terms';
 import { useChainClient } from './useSubscribe';
@@ -48,7 +49,10 @@ export function ManagePanel({ auth }: { auth: SubscriptionAuthorization }) {
           {canceled ? (
             <Alert tone="success" title="Subscription stopped">No further charges can be taken. {REASON[a.cancel_reason ?? ''] ?? ''}</Alert>
           ) : (
-            <StopSubscription auth={auth} permission={a.permission} />
+            <>
+              <AllowanceSection auth={auth} />
+              <StopSubscription auth={auth} permission={a.permission} />
+            </>
           )}
         </>
       )}
