@@ -46,7 +46,7 @@ describe.each([2, 20])('charge later on anvil, %i confirmations', (depth) => {
     const delta = changes(before, await balances(f.chain, who));
     await t.index();
     const done = await t.get(o.id);
-    expect(done).toMatchObject({ state: 'confirmed', amount_captured: '60.25', amount_authorized: '100.00' });
+    expect(done).toMatchObject({ state: 'confirmed', amount_captured: '60.25', amount_authorized: '100.00', payment_method: 'authorization' });
     const s = done.computed_split;
     expect(s).toEqual(Object.fromEntries(Object.entries(computeSplit(60_250_000n, 100, 500, 1000)).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), String(v)])));
     expect(delta).toEqual({

@@ -151,7 +151,7 @@ describe('gasless checkout (ERC-3009 relayed)', () => {
     expect(posted.status, posted.text).toBe(202);
     await settle();
     const done = (await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey })).body;
-    expect(done).toMatchObject({ state: 'confirmed', paid_by: buyer.address });
+    expect(done).toMatchObject({ state: 'confirmed', paid_by: buyer.address, payment_method: 'gasless' });
     expect((await h.request('GET', `/v1/orders/${o.id}/relay`, { key: p.secretKey })).body).toMatchObject({ id: posted.body.id, state: 'succeeded' });
     expect(await balanceOf(chain, buyer.address)).toBe(997_000_000n);
   });

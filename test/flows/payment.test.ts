@@ -44,7 +44,7 @@ describe('an API order paid on chain', () => {
     await chain.mine(2);
     expect(await h.services.indexer.runOnce(84532)).toBeGreaterThanOrEqual(1);
     const confirmed = (await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey })).body;
-    expect(confirmed).toMatchObject({ state: 'confirmed', paid_by: chain.buyers[0]!.address });
+    expect(confirmed).toMatchObject({ state: 'confirmed', paid_by: chain.buyers[0]!.address, payment_method: 'approve_and_pay' });
     expect(confirmed.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
 
     // Receiver down for the first two attempts, then back: delivered once it is.

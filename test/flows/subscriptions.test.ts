@@ -83,6 +83,7 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
       expect(await sub(id)).toMatchObject({ state: 'active', periods_charged: k + 1, next_charge_at: new Date((start + (k + 1) * MONTH) * 1000).toISOString() });
     }
     const orders = await charges(id);
+    expect((await t.api('GET', `/v1/orders/${orders[0]!.id}`)).body).toMatchObject({ payment_method: 'subscription', payer: buyer.address });
     expect(orders.map((o) => [o.state, o.subscription_period, o.service_fee, o.platform_fee, o.reserve_hold])).toEqual([0, 1, 2].map((k) => ['confirmed', k, split.serviceFee, split.platformFee, split.reserveHold]));
     // The ledger has each charge's four legs, as for any payment, with the split's numbers.
     const ledger = (await t.api('GET', '/v1/balance_transactions?limit=100')).body.data.filter((b: any) => orders.some((o) => o.id === b.order_id));

@@ -140,7 +140,7 @@ describe('x402 front-running', () => {
     await driveUntil(async () => (await statusOf(s.order_id, b.address)) === 'attributed'
       && (await h.request('GET', `/v1/orders/${s.order_id}`, { key: p.secretKey })).body.state === 'confirmed');
     const order = (await h.request('GET', `/v1/orders/${s.order_id}`, { key: p.secretKey })).body;
-    expect(order).toMatchObject({ state: 'confirmed', paid_by: b.address });
+    expect(order).toMatchObject({ state: 'confirmed', paid_by: b.address, payment_method: 'x402' }); // attributeTransfer, not a relay
     const split = order.computed_split;
     const after = await Promise.all(who.map((a) => balanceOf(chain, a)));
     expect(after.map((a, i) => a - before[i]!)).toEqual([BigInt(split.service_fee), BigInt(split.platform_fee), BigInt(split.merchant_available), BigInt(split.reserve_hold), -12_345_678n]);

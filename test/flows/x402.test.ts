@@ -119,7 +119,7 @@ describe('x402: a session paid by the stock client', () => {
     expect(after.map((a, i) => a - before[i]!)).toEqual([BigInt(split.service_fee), BigInt(split.platform_fee), BigInt(split.merchant_available), BigInt(split.reserve_hold), -12_345_678n]);
     expect(await chain.publicClient.getBalance({ address: buyer.address })).toBe(0n);
     const done = (await h.request('GET', `/v1/orders/${s.order_id}`, { key: p.secretKey })).body;
-    expect(done).toMatchObject({ state: 'confirmed', paid_by: buyer.address, tx_hash: settled.transaction });
+    expect(done).toMatchObject({ state: 'confirmed', paid_by: buyer.address, tx_hash: settled.transaction, payment_method: 'x402' });
     expect((await h.request('GET', `/v1/checkout/sessions/${s.session_token}`)).body.state).toBe('completed');
     expect(await eventsOf(s.order_id)).toEqual(['checkout.session.completed', 'order.confirmed']);
     const row = (await sql<{ status: string; payer: string }>`select status, payer from x402_payments where order_id = ${s.order_id}`.execute(h.db)).rows;

@@ -8693,10 +8693,10 @@ export interface components {
         };
         OrderDetail: components["schemas"]["Order"] & {
             /**
-             * @description How the payment entered the router (null before payment): approve + payOrder, permit, gasless (ERC-3009 relay), batched (a wallet's EIP-5792 batch), x402, or authorization (capture_method manual)
+             * @description How the payment entered the router (null before payment): approve + payOrder, permit, gasless (ERC-3009 relay), batched (a wallet's EIP-5792 batch), x402 (relayed or attributed after a front-run), authorization (capture_method manual), or subscription (a charge pulled by the SubscriptionManager)
              * @enum {string|null}
              */
-            payment_method: "approve_and_pay" | "permit" | "gasless" | "batched" | "x402" | "authorization" | null;
+            payment_method: "approve_and_pay" | "permit" | "gasless" | "batched" | "x402" | "authorization" | "subscription" | null;
             /** @description The address that paid (paid_by) */
             payer: string | null;
         };

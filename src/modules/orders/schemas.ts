@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { AmountSchema, ChainIdSchema, ExternalIdSchema, MetadataSchema, TokenSchema } from '../../lib/schemas.js';
 import { ORDER_STATES } from '../../lib/order-states.js';
+import { PAYMENT_METHODS } from '../../lib/payment-methods.js';
 
 export const DIRECT_ORDER_DEFAULT_SECONDS = 3600;
 /** Charge later: how long after deadline_at a manual order's authorization may be captured (capture_before). */
@@ -104,8 +105,8 @@ export const Order = z
 
 /** GET /v1/orders/:id: the order, with how it was paid and by whom (modules/timelines/payment-method.ts). */
 export const OrderDetail = Order.extend({
-  payment_method: z.enum(['approve_and_pay', 'permit', 'gasless', 'batched', 'x402', 'authorization']).nullable().openapi({
-    description: 'How the payment entered the router (null before payment): approve + payOrder, permit, gasless (ERC-3009 relay), batched (a wallet\'s EIP-5792 batch), x402, or authorization (capture_method manual)',
+  payment_method: z.enum(PAYMENT_METHODS).nullable().openapi({
+    description: 'How the payment entered the router (null before payment): approve + payOrder, permit, gasless (ERC-3009 relay), batched (a wallet\'s EIP-5792 batch), x402 (relayed or attributed after a front-run), authorization (capture_method manual), or subscription (a charge pulled by the SubscriptionManager)',
   }),
   payer: z.string().nullable().openapi({ description: 'The address that paid (paid_by)' }),
 }).openapi('OrderDetail');

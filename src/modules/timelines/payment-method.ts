@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import { decodeFunctionData, type Hex, type PublicClient } from 'viem';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import type { Executor } from '../../db/client.js';
+import type { PaymentMethod } from '../../lib/payment-methods.js';
 import type { OrderRow } from '../orders/repo.js';
 
-export type PaymentMethod = 'approve_and_pay' | 'permit' | 'gasless' | 'batched' | 'x402' | 'authorization';
 
 /** The router's entry point → how the buyer paid. payOrderWithTransfer is the x402 entry (added with x402). */
 const BY_ENTRY: Record<string, PaymentMethod> = {
@@ -12,13 +12,14 @@ const BY_ENTRY: Record<string, PaymentMethod> = {
   payOrderWithPermit: 'permit',
   payOrderWithAuthorization: 'gasless',
   payOrderWithTransfer: 'x402',
+  attributeTransfer: 'x402',
 };
 
 const MAX_CACHED = 10_000;
 
 /**
- * How an order's payment entered the router, from what is recorded (a succeeded relay: gasless; capture_method
- * manual: an authorization) or else from the paying transaction itself: sent to the router, its function
+ * How an order's payment entered the router, from what is recorded (capture_method manual: an authorization; a
+ * subscription's charge: subscription; a succeeded relay: x402 when x402 sent it, else gasless) or else from the paying transaction itself: sent to the router, its function
  * selector names the entry point; sent to another contract (a wallet executing an EIP-5792 batch of approve +
  * payOrder), it was batched. Null before payment, or when the node no longer has the transaction. A paid
  * order's answer never changes, so it is kept in memory (bounded).
@@ -45,9 +46,11 @@ export function createPaymentMethods(opts: { clientOf(chainId: number): PublicCl
     if (cache.has(order.id)) return cache.get(order.id)!;
     let method: PaymentMethod | null;
     if (order.capture_method === 'manual') method = 'authorization';
+    else if (order.subscription_id) method = 'subscription';
     else {
-      const relay = await sql`select 1 from relays where order_id = ${order.id} and state = 'succeeded' limit 1`.execute(db);
-      method = relay.rows.length > 0 ? 'gasless' : await fromTransaction(order);
+      const relay = await sql<{ via: string }>`select via from relays where order_id = ${order.id} and state = 'succeeded' limit 1`.execute(db);
+      const via = relay.rows[0]?.via;
+      method = via === undefined ? await fromTransaction(order) : via === 'x402' ? 'x402' : 'gasless';
     }
     if (method !== null) {
       if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);

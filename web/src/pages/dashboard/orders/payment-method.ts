@@ -1,12 +1,14 @@
 import type { Order } from '../../../lib/types';
 
+/** Every value of the API's OrderDetail.payment_method, in words. */
 const METHODS: Record<string, string> = {
+  approve_and_pay: 'Approve + pay',
+  permit: 'Permit (EIP-2612 signature + pay)',
   gasless: 'Gasless (signed authorization, relayed)',
   batched: 'Batched (EIP-5792: approve + pay in one call)',
-  permit: 'Permit (EIP-2612 signature + pay)',
-  approve: 'Approve + pay',
-  approve_pay: 'Approve + pay',
-  x402: 'x402',
+  x402: 'x402 (agent payment)',
+  authorization: 'Authorization (charge later, captured)',
+  subscription: 'Subscription charge (spend permission)',
 };
 
 type WithPayment = Order & { payment_method?: string | null; payer?: string | null };
