@@ -125,9 +125,12 @@ class Subscriptions {
   cancel(id: string, params: CancelSubscriptionParams = {}, o?: RequestOptions) {
     return this.core.request<Subscription>('POST', `/v1/subscriptions/${segment(id)}/cancel`, { ...o, body: params });
   }
-  /** Public read by link token (sub_live_…): terms, the SpendPermission typed data and the allowance to give. */
-  retrieveAuthorization(token: string, o?: RequestOptions) {
-    return this.core.request<PublicSubscriptionAuthorization>('GET', `/v1/subscriptions/authorize/${segment(token)}`, o);
+  /**
+   * Public read by link token (sub_live_…): terms, the SpendPermission typed data and the allowance to give. With
+   * `{ payer }` the permit's owner and nonce are the payer's (`nonces(payer)`), ready to sign.
+   */
+  retrieveAuthorization(token: string, params: { payer?: string } = {}, o?: RequestOptions) {
+    return this.core.request<PublicSubscriptionAuthorization>('GET', `/v1/subscriptions/authorize/${segment(token)}`, { ...o, query: params });
   }
   /** Public: the payer's signature of the permission; activates the subscription and queues the first charge. */
   authorize(token: string, params: AuthorizeSubscriptionParams, o?: RequestOptions) {

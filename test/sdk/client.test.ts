@@ -174,6 +174,36 @@ describe('the SDK against a running service', () => {
     expect(new Set(merchants.map((x) => x.id)).size).toBe(merchants.length);
   });
 
+  it('subscriptions: the public read with { payer } gives a permit ready to sign; the payer signs once; the charge is listed by subscription_id', async () => {
+    const m = await newMerchant();
+    const sub = await client.subscriptions.create({ merchant_id: m.external_id, chain_id: 84532, token: 'USDC', amount: '2.50', interval: 'week', max_periods: 4 });
+    expect(sub).toMatchObject({ state: 'incomplete', current_period_end: null });
+    const token = new URL(sub.url!).pathname.split('/').pop()!;
+    const payer = privateKeyToAccount(generatePrivateKey());
+    const anon = client; // public routes: the key is not needed, and not used
+    const read = await anon.subscriptions.retrieveAuthorization(token, { payer: payer.address });
+    expect(read.allowance.permit).toMatchObject({ nonce_filled: true, typed_data: { message: { owner: payer.address, nonce: '0', value: String(2_500_000n * 4n) } } });
+    expect(read.typed_data.message).toMatchObject({ payer: payer.address });
+    const bad = await anon.subscriptions.retrieveAuthorization(token, { payer: 'not-an-address' }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(TrisettleError);
+    expect(bad).toMatchObject({ status: 422, code: 'validation_failed', param: 'payer' });
+    const t = read.typed_data as { domain: any; types: any; message: any };
+    const message = { ...t.message, amount: BigInt(t.message.amount), salt: BigInt(t.message.salt) };
+    const signature = await payer.signTypedData({ domain: t.domain, types: t.types, primaryType: 'SpendPermission', message });
+    const active = await anon.subscriptions.authorize(token, { payer: payer.address, start: t.message.start, signature });
+    expect(active).toMatchObject({ id: sub.id, state: 'active', payer: payer.address });
+    expect((await client.subscriptions.list({ state: 'active' }).toArray()).map((s) => s.id)).toContain(sub.id);
+    // No allowance or balance: the first charge is an order that fails, listed under the subscription.
+    let charges: { subscription_id?: string | null; subscription_period?: number | null }[] = [];
+    for (let i = 0; i < 60 && charges.length === 0; i++) {
+      charges = await client.orders.list({ subscription_id: sub.id }).toArray();
+      if (charges.length === 0) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(charges).toHaveLength(1);
+    expect(charges[0]).toMatchObject({ subscription_id: sub.id, subscription_period: 0 });
+    expect(await client.orders.list({ subscription_id: `sub_${'0'.repeat(20)}` }).toArray()).toEqual([]);
+  });
+
   it('a real delivery verifies, also with both signatures after a secret roll', async () => {
     const endpoint = await client.webhookEndpoints.create({ url: receiver.url('/sdk'), subscribed_events: ['merchant.created'] });
     const first = await newMerchant();
