@@ -34,6 +34,7 @@ import { requestOrderCancel } from './modules/order-cancellation/request.js';
 import { createBalanceService } from './modules/balance/index.js';
 import { createAuthorizationsService } from './modules/authorizations/index.js';
 import { createExportsService } from './modules/exports/index.js';
+import { registerOpsGauges } from './modules/ops-metrics/register.js';
 import { createSubscriptionsService, subscriptionsFollowOrders } from './modules/subscriptions/index.js';
 
 export type ServiceDeps = {
@@ -105,6 +106,7 @@ export function createServices(deps: ServiceDeps) {
   operatorTxs.register('x402_return', x402.frontRunOutcomeHandlers.x402_return);
   const orderCancellation = { request: (id: string, reason: string) => requestOrderCancel({ db, router, logger, clock }, id, reason) };
   const metrics = deps.metrics ?? createMetrics();
+  registerOpsGauges(metrics.registry, db);
   // Every router event reaches the module that owns it the same way: one table, fixed here (indexer/handlers.ts).
   const chainEvents: ChainEventHandlers = {
     OrderPaid: (tx, events) => orders.applyPaidMany(tx, events),
