@@ -19,6 +19,8 @@ export type FinalityTag = (typeof FINALITY_TAGS)[number];
 export type ChainConfig = {
   chainId: number;
   rpcUrl: string;
+  /** RPC_WS_URL_<id>: the same node over WebSocket; new heads by subscription wake the indexer (a poll stays underneath). */
+  wsUrl?: string | undefined;
   router: Address;
   usdc: Address;
   /** SUBSCRIPTION_MANAGER_ADDRESS_<id>: the SubscriptionManager registered with the router (setModule); absent: no subscriptions on the chain. */
@@ -118,6 +120,7 @@ function read<T>(env: Env, name: string, schema: z.ZodType<T>): T {
 const int = (min: number, max: number) =>
   z.string().regex(/^[0-9]{1,9}$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 const url = z.string().url('must be a URL (http:// or https://)').regex(/^https?:\/\//i, 'must be a URL (http:// or https://)');
+const wsUrl = z.string().url('must be a URL (ws:// or wss://)').regex(/^wss?:\/\//i, 'must be a URL (ws:// or wss://)');
 
 /** Wei as a decimal integer string (up to 10^30). */
 const wei = z.string().regex(/^[0-9]{1,30}$/, 'must be a whole number of wei').transform((v) => BigInt(v));
@@ -144,6 +147,7 @@ function readChains(env: Env): Map<number, ChainConfig> {
     chains.set(chainId, {
       chainId,
       rpcUrl,
+      wsUrl: read(env, `RPC_WS_URL_${chainId}`, wsUrl.optional()),
       router: read(env, `ROUTER_ADDRESS_${chainId}`, address),
       usdc: read(env, `USDC_ADDRESS_${chainId}`, address),
       subscriptionManager: read(env, `SUBSCRIPTION_MANAGER_ADDRESS_${chainId}`, address.optional()),
@@ -172,7 +176,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
   const chains = readChains(env);
   const devnet = chains.size === 0;
   // Provider URLs hold API keys: from here on no part of one is written to a log (lib/redact-urls.ts).
-  registerSecretUrls([...chains.values()].map((c) => c.rpcUrl));
+  registerSecretUrls([...chains.values()].flatMap((c) => (c.wsUrl ? [c.rpcUrl, c.wsUrl] : [c.rpcUrl])));
   const port = read(env, 'PORT', int(0, 65535).default(3000));
   const publicBaseUrl = read(env, 'PUBLIC_BASE_URL', url.optional()) ?? `http://localhost:${port}`;
   // "--role=x" or "--role x"; absent means all. (Not argv[indexOf + 1]: with no --role that is argv[0], node's path.)

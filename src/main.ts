@@ -37,7 +37,8 @@ async function main() {
     stops.push(() => devnet.stop());
     const { info, secrets } = devnet;
     devnetInfo = info;
-    config.chains.set(info.chain_id, { chainId: info.chain_id, rpcUrl: info.rpc_url, router: info.router, usdc: info.usdc, subscriptionManager: info.subscription_manager, confirmations: 1, startBlock: BigInt(info.router_deploy_block) });
+    // anvil answers WebSocket on its HTTP port: the devnet's indexer follows new heads by subscription.
+    config.chains.set(info.chain_id, { chainId: info.chain_id, rpcUrl: info.rpc_url, wsUrl: info.rpc_url.replace(/^http/, 'ws'), router: info.router, usdc: info.usdc, subscriptionManager: info.subscription_manager, confirmations: 1, startBlock: BigInt(info.router_deploy_block) });
     freshChain = devnet.deployed;
     config.signerPrivateKey ??= secrets.signerPrivateKey;
     config.operatorPrivateKey ??= secrets.operatorPrivateKey;

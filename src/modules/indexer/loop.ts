@@ -13,7 +13,7 @@ export const HEARTBEAT_MS = 2_000;
 const MAX_BACKOFF_MS = 30_000;
 
 type LoopState = { running: boolean; timer?: NodeJS.Timeout | undefined; stopped?: Promise<void>; done?: () => void; kick?: () => void; nextTickAt: number; errors: number; claimedAt: number };
-type LoopDeps = { db: Db; config: Config; chains: ChainsService; logger: Logger; clock: Clock; tick: (chainId: number, holder: string) => Promise<{ caughtUp: boolean }> };
+type LoopDeps = { db: Db; config: Config; chains: ChainsService; logger: Logger; clock: Clock; tick: (chainId: number, holder: string) => Promise<{ caughtUp: boolean }>; pollMs?: number };
 type LoopCtx = LoopDeps & { me: string; pollMs: number };
 
 // Loop timing (next tick, backoff, heartbeats) is timer arithmetic on the process clock; the status rows
@@ -96,7 +96,7 @@ async function stopAll(ctx: LoopCtx, state: Map<number, LoopState>) {
  * chain is enabled); the holder ticks when its next tick is due (poll interval, or error backoff).
  */
 export function createLoops(deps: LoopDeps) {
-  const ctx: LoopCtx = { ...deps, me: newInstanceId(), pollMs: deps.config.env === 'devnet' ? 500 : 2_000 };
+  const ctx: LoopCtx = { ...deps, me: newInstanceId(), pollMs: deps.pollMs ?? (deps.config.env === 'devnet' ? 500 : 2_000) };
   const state = new Map<number, LoopState>();
 
   function start(chainIds: number[] = deps.chains.list().map((c) => c.chainId)) {
@@ -119,6 +119,16 @@ export function createLoops(deps: LoopDeps) {
       for (const s of state.values()) s.kick?.();
       const until = since + 3_000;
       while ([...state.values()].some((s) => s.running && s.claimedAt < since) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    },
+    /**
+     * A new head was seen (head-watch.ts): tick now rather than at the next poll. Not while the loop backs off after
+     * errors (the head does not make a failing RPC or database work again), and a wake-up in flight is left alone.
+     */
+    poke(chainId: number) {
+      const s = state.get(chainId);
+      if (!s?.running || s.errors > 0) return;
+      s.nextTickAt = Math.min(s.nextTickAt, Date.now());
+      s.kick?.();
     },
     stop: () => stopAll(ctx, state),
   };

@@ -1,5 +1,6 @@
 import { indexerContext, type IndexerDeps } from './context.js';
 import { leaseRepo } from './lease.js';
+import { watchHeads } from './head-watch.js';
 import { createLoops } from './loop.js';
 import { readStatus } from './status.js';
 import { runOnce, tick } from './tick.js';
@@ -22,13 +23,21 @@ export function createIndexer(deps: IndexerDeps) {
   const ctx = indexerContext(deps);
   const { db, chains, config, devnet } = ctx;
   const loops = createLoops({ db, config, chains, logger: ctx.logger, clock: ctx.clock, tick: (chainId, holder) => tick(ctx, chainId, holder) });
+  let unwatch: (() => void) | null = null;
   return {
     tick: (chainId: number, holder: string | null = null) => tick(ctx, chainId, holder),
     runOnce: (chainId: number, maxSteps?: number) => runOnce(ctx, chainId, maxSteps),
     /** Indexing loops in this process (workers): they index a chain while it is enabled and they hold its lease. */
-    start: loops.start,
+    start: (chainIds?: number[]) => {
+      loops.start(chainIds);
+      unwatch ??= watchHeads(chains.list(), (chainId) => loops.poke(chainId), ctx.logger);
+    },
     /** Stops this process's loops (a tick in flight finishes or rolls back first) and gives up their leases. */
-    stop: loops.stop,
+    stop: async () => {
+      unwatch?.();
+      unwatch = null;
+      await loops.stop();
+    },
     /** POST /_/indexer/start: enabled in the database, for whichever instance indexes. */
     async enable() {
       for (const rt of chains.list()) await leaseRepo.setEnabled(db, rt.chainId, true);
