@@ -38,7 +38,8 @@ async function setupDb(kind: DbKind, chain: TestChain, keys: { signer: Hex; oper
   const loc = await freshLocation(kind);
   const h = await createHarness({
     database: openLocation(loc),
-    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, router: chain.router, usdc: chain.usdc, confirmations: 1 }],
+    // New heads by subscription, as the devnet and a production RPC_WS_URL_<id> run it (the poll stays underneath).
+    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, wsUrl: chain.rpcUrl.replace(/^http/, 'ws'), router: chain.router, usdc: chain.usdc, confirmations: 1 }],
     config: { signerPrivateKey: keys.signer, operatorPrivateKey: keys.operator, serviceTreasury: chain.treasury },
     logger: createLogger('silent', 'devnet'),
   });
