@@ -57,7 +57,7 @@ contract X402FuzzTest is X402TestBase {
         vm.revertToState(snap);
 
         frontRun(a, authSig);
-        attribute(o, a, authSig);
+        attribute(o, a);
         uint256[5] memory attributed = parties();
         for (uint256 i; i < 5; ++i) {
             vm.assertEq(relayed[i], classic[i], string.concat("relayed ", vm.toString(i)));
@@ -107,10 +107,10 @@ contract X402FuzzTest is X402TestBase {
         }
         if (second) {
             vm.prank(operator);
-            router.returnTransfer(address(fiat), a.from, a.value, a.validAfter, a.validBefore, a.nonce, authSig);
+            router.returnTransfer(address(fiat), a.from, a.nonce, proofOf(a));
             if (enough) vm.assertEq(routerBefore - fbal(address(router)), o.amount, "returned exactly");
         } else {
-            attribute(o, a, authSig);
+            attribute(o, a);
             if (enough) vm.assertEq(routerBefore - fbal(address(router)), o.amount - o.reserveHold, "split out");
         }
         vm.assertGe(
@@ -132,7 +132,7 @@ contract X402FuzzTest is X402TestBase {
         expectPayX402Revert(errString("FiatTokenV2: invalid signature"), o, a, authSig);
         frontRun(a, authSig); // the buyer's authorization for signedValue lands in the router
         expectAttributeRevert(
-            abi.encodeWithSelector(IPaymentRouter.InvalidAuthorization.selector, payer, a.nonce), o, a, authSig
+            abi.encodeWithSelector(IPaymentRouter.ArrivalValueMismatch.selector, signedValue, o.amount), o, a
         );
         vm.assertEq(unattributed(), signedValue, "left unattributed for return");
     }
