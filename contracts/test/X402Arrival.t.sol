@@ -43,7 +43,8 @@ contract X402ArrivalTest is X402TestBase {
         IPaymentRouter.ArrivalProof memory none;
         IPaymentRouter.ArrivalProof memory victims = proofOf(v);
         bytes memory notProven = abi.encodeWithSelector(IPaymentRouter.ArrivalNotProven.selector, attacker, a.nonce);
-        bytes memory notUsed = abi.encodeWithSelector(IPaymentRouter.NotAuthorizationUsed.selector, 0, attacker, a.nonce);
+        bytes memory notUsed =
+            abi.encodeWithSelector(IPaymentRouter.NotAuthorizationUsed.selector, 0, attacker, a.nonce);
         expectAttributeRevert(notProven, o, a, none);
         expectAttributeRevert(notUsed, o, a, victims);
         expectReturnRevert(notProven, a, none);
@@ -226,7 +227,9 @@ contract X402ArrivalTest is X402TestBase {
     function test_RevertWhen_LogPairNotAdjacent() public {
         AuthUtils.Authorization memory a = x402Auth(payer, x402Order(7e6, payer));
         vm.recordLogs();
-        fiat.transferWithAuthorization(a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signX402(PAYER_KEY, a));
+        fiat.transferWithAuthorization(
+            a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signX402(PAYER_KEY, a)
+        );
         LogForger other = new LogForger();
         other.forge(payer, address(router), a.value, a.nonce);
         Vm.Log[] memory logs = vm.getRecordedLogs();
@@ -243,7 +246,9 @@ contract X402ArrivalTest is X402TestBase {
         AuthUtils.Authorization memory a = x402Auth(payer, x402Order(7e6, payer));
         a.to = merchant;
         vm.recordLogs();
-        fiat.transferWithAuthorization(a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signX402(PAYER_KEY, a));
+        fiat.transferWithAuthorization(
+            a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signX402(PAYER_KEY, a)
+        );
         IPaymentRouter.ArrivalProof memory p = mine(vm.getRecordedLogs(), 0, 2);
         _expectProveRevert(abi.encodeWithSelector(IPaymentRouter.NotTransferTo.selector, 1, address(router)), a, p);
     }
@@ -262,7 +267,9 @@ contract X402ArrivalTest is X402TestBase {
         vm.assertEq(router.proveArrival(address(forger), attacker, nonce, p), 500e6, "arrived in its own token");
         IPaymentRouter.PayOrder memory o = x402Order(500e6, attacker);
         IPaymentRouter.ArrivalProof memory none;
-        expectAttributeRevert(abi.encodeWithSelector(IPaymentRouter.ArrivalNotProven.selector, attacker, nonce), o, a, none);
+        expectAttributeRevert(
+            abi.encodeWithSelector(IPaymentRouter.ArrivalNotProven.selector, attacker, nonce), o, a, none
+        );
     }
 
     function test_RevertWhen_AuthorizationUsedForAnotherAuthorizerOrNonce() public {
@@ -307,7 +314,8 @@ contract X402ArrivalTest is X402TestBase {
             encoded[i] = RlpWriter.log(logs[i].emitter, logs[i].topics, logs[i].data);
         }
         bytes[] memory fields = new bytes[](6);
-        (fields[0], fields[1], fields[2]) = (RlpWriter.uint_(1), RlpWriter.uint_(90_000), RlpWriter.bytes_(new bytes(256)));
+        (fields[0], fields[1], fields[2]) =
+        (RlpWriter.uint_(1), RlpWriter.uint_(90_000), RlpWriter.bytes_(new bytes(256)));
         (fields[3], fields[4], fields[5]) = (RlpWriter.list(encoded), RlpWriter.uint_(42), RlpWriter.uint_(1));
         receipts[1] = bytes.concat(hex"7e", RlpWriter.list(fields));
         vm.assertEq(_proveAt(b, receipts), b.value, "deposit receipt");

@@ -117,7 +117,9 @@ contract X402AttributeTest is X402TestBase {
         vm.prank(owner);
         router.recoverExcess(address(fiat), owner);
         vm.assertGt(owed, o.amount, "balance alone would cover the order");
-        expectAttributeRevert(abi.encodeWithSelector(IPaymentRouter.InsufficientUnattributed.selector, 0, o.amount), o, a);
+        expectAttributeRevert(
+            abi.encodeWithSelector(IPaymentRouter.InsufficientUnattributed.selector, 0, o.amount), o, a
+        );
         expectReturnRevert(abi.encodeWithSelector(IPaymentRouter.InsufficientUnattributed.selector, 0, a.value), a);
         vm.assertEq(fbal(address(router)), owed, "reserves and held untouched");
     }

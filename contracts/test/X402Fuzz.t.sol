@@ -35,9 +35,7 @@ contract X402FuzzTest is X402TestBase {
     }
 
     /// Relayed or front-run and attributed, the parties end with exactly what payOrder gives them.
-    function testFuzz_X402SplitIdenticalToPayOrder(uint256 amount, uint256 sBps, uint256 pBps, uint256 rBps)
-        public
-    {
+    function testFuzz_X402SplitIdenticalToPayOrder(uint256 amount, uint256 sBps, uint256 pBps, uint256 rBps) public {
         IPaymentRouter.PayOrder memory o = fuzzOrder(amount, sBps, pBps, rBps);
         AuthUtils.Authorization memory a = x402Auth(payer, o);
         bytes memory authSig = signX402(PAYER_KEY, a);

@@ -43,9 +43,7 @@ contract X402SmartWalletTest is X402TestBase {
         fiat.transferWithAuthorization(a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, wrong);
         vm.expectRevert(errString("FiatTokenV2: invalid signature"));
         fiat.transferWithAuthorization(a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, plain);
-        expectAttributeRevert(
-            abi.encodeWithSelector(IPaymentRouter.ArrivalNotProven.selector, account, a.nonce), o, a
-        );
+        expectAttributeRevert(abi.encodeWithSelector(IPaymentRouter.ArrivalNotProven.selector, account, a.nonce), o, a);
         frontRun(a, authSig);
         attribute(o, a);
         vm.assertEq(unattributed(), 0, "attributed");

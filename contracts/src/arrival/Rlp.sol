@@ -20,7 +20,9 @@ library Rlp {
         pure
         returns (bytes calldata payload, bool isList, bytes calldata rest)
     {
-        if (data.length == 0) revert IPaymentRouter.ArrivalProofMalformed();
+        if (data.length == 0) {
+            revert IPaymentRouter.ArrivalProofMalformed();
+        }
         uint256 b = uint8(data[0]);
         uint256 offset;
         uint256 length;

@@ -322,7 +322,9 @@ contract X402Handler is GaslessHandler {
             bytes memory proofError = _expectProof(p, l);
             if (proofError.length != 0) return proofError;
         }
-        if (a.value != needed) return abi.encodeWithSelector(IPaymentRouter.ArrivalValueMismatch.selector, a.value, needed);
+        if (a.value != needed) {
+            return abi.encodeWithSelector(IPaymentRouter.ArrivalValueMismatch.selector, a.value, needed);
+        }
         if (ghostUnattributed < needed) {
             return abi.encodeWithSelector(IPaymentRouter.InsufficientUnattributed.selector, ghostUnattributed, needed);
         }

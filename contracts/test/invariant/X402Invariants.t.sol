@@ -20,7 +20,8 @@ contract X402InvariantsTest is FiatInvariantBase {
         handler = new X402Handler(router, fiat, owner, operator, roles.blacklister, roles.pauser);
         _fundAndTarget(handler);
         bytes4[] memory s = new bytes4[](14);
-        (s[0], s[1], s[2], s[3], s[4], s[5]) = (
+        (s[0], s[1], s[2], s[3], s[4], s[5]) =
+        (
             handler.newLockedOrder.selector,
             handler.payX402.selector,
             handler.frontRun.selector,
@@ -28,7 +29,8 @@ contract X402InvariantsTest is FiatInvariantBase {
             handler.returnLanded.selector,
             handler.payClassic.selector
         );
-        (s[6], s[7], s[8], s[9], s[10]) = (
+        (s[6], s[7], s[8], s[9], s[10]) =
+        (
             handler.cancelOrder.selector,
             handler.warp.selector,
             handler.setBlacklisted.selector,
@@ -36,7 +38,7 @@ contract X402InvariantsTest is FiatInvariantBase {
             handler.setRouterPaused.selector
         );
         (s[11], s[12], s[13]) =
-            (handler.prove.selector, handler.cancelAuthorization.selector, handler.attackCancelled.selector);
+        (handler.prove.selector, handler.cancelAuthorization.selector, handler.attackCancelled.selector);
         targetSelector(FuzzSelector({addr: address(handler), selectors: s}));
     }
 

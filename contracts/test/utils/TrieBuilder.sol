@@ -30,7 +30,11 @@ library TrieBuilder {
 
     /// @dev The node for `entries` (all sharing their first `depth` nibbles) and, if the target is among them,
     ///      the proof from this node down.
-    function _node(Entry[] memory entries, uint256 depth) private pure returns (bytes memory node, bytes[] memory path) {
+    function _node(Entry[] memory entries, uint256 depth)
+        private
+        pure
+        returns (bytes memory node, bytes[] memory path)
+    {
         bytes[] memory childPath;
         if (entries.length == 1) {
             bytes[] memory leaf = new bytes[](2);

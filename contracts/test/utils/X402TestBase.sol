@@ -109,9 +109,11 @@ abstract contract X402TestBase is GaslessTestBase {
         router.attributeTransfer(o, sig, a.from, a.nonce, proof);
     }
 
-    function expectAttributeRevert(bytes memory reason, IPaymentRouter.PayOrder memory o, AuthUtils.Authorization memory a)
-        internal
-    {
+    function expectAttributeRevert(
+        bytes memory reason,
+        IPaymentRouter.PayOrder memory o,
+        AuthUtils.Authorization memory a
+    ) internal {
         expectAttributeRevert(reason, o, a, proofOf(a));
     }
 
