@@ -34,7 +34,7 @@ contract X402GasTest is X402TestBase {
             AuthUtils.Authorization memory a = x402Auth(payer, o);
             bytes memory authSig = signX402(PAYER_KEY, a);
             frontRun(a, authSig);
-            attribute(o, a, authSig);
+            attribute(o, a);
         }
         vm.assertEq(unattributed(), 0, "attributed");
     }
@@ -48,7 +48,7 @@ contract X402GasTest is X402TestBase {
             AuthUtils.Authorization memory b = x402Auth(payer, o);
             bytes memory bSig = signX402(PAYER_KEY, b);
             frontRun(b, bSig);
-            returnX402(b, bSig);
+            returnX402(b);
         }
         vm.assertEq(unattributed(), 0, "returned");
     }

@@ -31,23 +31,21 @@ contract X402SmartWalletTest is X402TestBase {
         vm.assertEq(router.orders(o.orderId).payer, account, "account recorded as payer");
     }
 
-    function test_smartWallet_frontRun_attributedWithERC1271() public {
+    function test_smartWallet_frontRun_attributedAfterERC1271() public {
         IPaymentRouter.PayOrder memory o = x402Order(10e6, account);
         AuthUtils.Authorization memory a = x402Auth(account, o);
         bytes memory authSig = X402Utils.signNested(OWNER_KEY, account, fiat, a);
-        frontRun(a, authSig);
-        // Someone else's key in the nested format, and the owner's plain ECDSA: the account refuses both.
+        // Someone else's key in the nested format, and the owner's plain ECDSA: the account refuses both, so
+        // the token moves nothing and there is no arrival to attribute.
         bytes memory wrong = X402Utils.signNested(OTHER_KEY, account, fiat, a);
-        expectAttributeRevert(
-            abi.encodeWithSelector(IPaymentRouter.InvalidAuthorization.selector, account, a.nonce), o, a, wrong
-        );
-        expectAttributeRevert(
-            abi.encodeWithSelector(IPaymentRouter.InvalidAuthorization.selector, account, a.nonce),
-            o,
-            a,
-            signX402(OWNER_KEY, a)
-        );
-        attribute(o, a, authSig);
+        bytes memory plain = signX402(OWNER_KEY, a);
+        vm.expectRevert(errString("FiatTokenV2: invalid signature"));
+        fiat.transferWithAuthorization(a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, wrong);
+        vm.expectRevert(errString("FiatTokenV2: invalid signature"));
+        fiat.transferWithAuthorization(a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, plain);
+        expectAttributeRevert(abi.encodeWithSelector(IPaymentRouter.ArrivalNotProven.selector, account, a.nonce), o, a);
+        frontRun(a, authSig);
+        attribute(o, a);
         vm.assertEq(unattributed(), 0, "attributed");
         vm.assertEq(fbal(merchant), o.amount - o.serviceFee - o.platformFee - o.reserveHold, "merchant paid");
     }
@@ -59,7 +57,7 @@ contract X402SmartWalletTest is X402TestBase {
         AuthUtils.Authorization memory b = x402Auth(account, o);
         bytes memory bSig = X402Utils.signNested(OWNER_KEY, account, fiat, b);
         frontRun(b, bSig);
-        returnX402(b, bSig);
+        returnX402(b);
         vm.assertEq(fbal(account), 1_000e6 - o.amount, "charged once");
     }
 }

@@ -3,26 +3,37 @@ pragma solidity 0.8.30;
 
 import {IPaymentRouter} from "../../src/IPaymentRouter.sol";
 import {PaymentRouter} from "../../src/PaymentRouter.sol";
+import {ArrivalProofs} from "../utils/ArrivalProofs.sol";
 import {AuthUtils} from "../utils/AuthUtils.sol";
 import {IFiatTokenV2_2} from "../utils/CircleUSDC.sol";
 import {SigUtils} from "../utils/SigUtils.sol";
+import {Vm} from "../utils/Vm.sol";
 import {X402Utils} from "../utils/X402Utils.sol";
 import {GaslessHandler} from "./GaslessHandler.sol";
 
 /// @notice GaslessHandler plus the x402 paths over the same orders, payers, pauses and blacklists: orders locked
 ///         to a payer, the router relaying a TransferWithAuthorization (with faults), a third party front-running
-///         one straight to USDC, the operator attributing it (to its order, another order, or with a forged
-///         signature) or returning it. Each router call is booked against the model's exact prediction.
+///         one straight to USDC (each landing mined into a block whose receipt carries the token's real logs),
+///         anyone proving an arrival, the operator attributing it (to its order, another order, or with another
+///         transfer's proof) or returning it (or the payer itself, or a stranger), payers cancelling
+///         authorizations, and a stolen operator + signer key trying to spend cancelled nonces. Each router call is
+///         booked against the model's exact prediction; per payer, the model books what arrived, was attributed
+///         and was returned.
 contract X402Handler is GaslessHandler {
     enum X {
         NewLockedOrder,
         PayX402,
         FrontRun,
         Attribute,
-        Return
+        Return,
+        Prove,
+        Cancel,
+        Attack
     }
 
-    uint256 public constant X_ACTION_COUNT = 5;
+    uint256 public constant X_ACTION_COUNT = 8;
+    /// @dev blockhash reaches back 256 blocks; the test chain has no EIP-2935 history contract.
+    uint256 internal constant WINDOW = 256;
 
     /// @dev An authorization that moved funds into the router (relayed, or front-run); consumed once counted.
     struct Landed {
@@ -30,13 +41,31 @@ contract X402Handler is GaslessHandler {
         uint256 key;
         uint256 orderIndex;
         bool consumed;
+        bool proven; // the router recorded its arrival
+        uint256 minedAt; // the block that holds it
+        bytes32 blockHash; // that block's hash
+        bytes proof; // abi-encoded ArrivalProof
     }
 
-    Stats[5] internal _xStats;
+    /// @dev A nonce its payer cancelled at the token: no funds ever moved under it.
+    struct Cancelled {
+        address from;
+        bytes32 nonce;
+    }
+
+    Stats[8] internal _xStats;
     Landed[] internal _landed;
+    Cancelled[] internal _cancelled;
+    /// @dev Per payer: front-run value that landed in the router, and what of it was attributed or returned.
+    mapping(address from => uint256) public ghostArrived;
+    mapping(address from => uint256) public ghostAttributed;
+    mapping(address from => uint256) public ghostReturned;
     /// @dev Funds the model has in the router that no order or return accounted for yet.
     uint256 public ghostUnattributed;
     uint256 internal _xNonce;
+    /// @dev The next block to mine: the campaign may not carry block.number and cheatcode block hashes from one
+    ///      call to the next, so every action that mines or proves restores them (_syncChain).
+    uint256 internal _chainHead;
 
     constructor(
         PaymentRouter router_,
@@ -55,8 +84,24 @@ contract X402Handler is GaslessHandler {
         return _landed.length;
     }
 
-    function landedAt(uint256 i) external view returns (AuthUtils.Authorization memory, bool consumed) {
-        return (_landed[i].auth, _landed[i].consumed);
+    function landedAt(uint256 i) external view returns (AuthUtils.Authorization memory, bool consumed, bool proven) {
+        return (_landed[i].auth, _landed[i].consumed, _landed[i].proven);
+    }
+
+    function cancelledCount() external view returns (uint256) {
+        return _cancelled.length;
+    }
+
+    function cancelledAt(uint256 i) external view returns (address from, bytes32 nonce) {
+        return (_cancelled[i].from, _cancelled[i].nonce);
+    }
+
+    function payerAt(uint256 i) external pure returns (address) {
+        return payer(i);
+    }
+
+    function payerCount() external pure returns (uint256) {
+        return PAYERS;
     }
 
     // ---------------------------------------------------------------- actions
@@ -93,13 +138,17 @@ contract X402Handler is GaslessHandler {
         bytes memory authSig = X402Utils.sign(key, fiat, signed);
         bytes memory expected = _expectPay(o, a, fault);
         bytes memory sig = SigUtils.signPay(0xA11CE, o, address(router));
+        vm.recordLogs();
         vm.prank(relayer);
         try router.payOrderWithTransfer(o, sig, a.from, a.validAfter, a.validBefore, a.nonce, authSig) {
+            Vm.Log[] memory logs = vm.getRecordedLogs();
             if (_book(X.PayX402, true, "", expected)) {
                 _paid(o, a.from, false);
-                _landed.push(Landed(a, key, idx, true));
+                // Its receipt holds the same AuthorizationUsed + Transfer(from, router) pair a front-run leaves.
+                _land(a, key, idx, true, logs);
             }
         } catch (bytes memory err) {
+            vm.getRecordedLogs();
             _book(X.PayX402, false, err, expected);
         }
     }
@@ -114,31 +163,38 @@ contract X402Handler is GaslessHandler {
         (AuthUtils.Authorization memory a,) = _freshAuth(o, vm.addr(key), key);
         if (_ghostBlacklisted[_payerIndex(a.from)]) return _xSkip(X.FrontRun);
         bytes memory authSig = X402Utils.sign(key, fiat, a);
+        vm.recordLogs();
         vm.prank(makeAddr("front-runner"));
         fiat.transferWithAuthorization(a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, authSig);
-        _landed.push(Landed(a, key, idx, false));
+        _land(a, key, idx, false, vm.getRecordedLogs());
+        ghostArrived[a.from] += a.value;
         ghostUnattributed += a.value;
         ghostBalance[a.from] -= a.value;
         _succeeded(_xStats[uint256(X.FrontRun)]);
     }
 
-    /// The operator attributes a landed authorization. `fault`: 0 to its own order, 1 to another order, 2 with a
-    /// stranger's signature.
+    /// The operator attributes a landed authorization. `fault`: 0 to its own order, 1 to another order, 2 with the
+    /// proof of another landed transfer.
     function attribute(uint256 landedSeed, uint256 orderSeed, uint256 fault) external {
         if (_landed.length == 0) return _xSkip(X.Attribute);
-        Landed storage l = _landed[_pickLanded(landedSeed)];
+        _syncChain();
+        uint256 li = _pickLanded(landedSeed);
+        Landed storage l = _landed[li];
         fault = fault % 6;
-        if (fault >= 3) fault = 0;
+        if (fault >= 3 || (fault == 2 && _landed.length < 2)) fault = 0;
         IPaymentRouter.PayOrder memory o = _orders[fault == 1 ? _pick(orderSeed) : l.orderIndex];
         AuthUtils.Authorization memory a = l.auth;
-        bytes memory authSig = X402Utils.sign(fault == 2 ? 0xBAD : l.key, fiat, a);
-        bytes memory expected = _expectAttribute(o, l, fault);
+        uint256 pi = fault == 2 ? (li + 1 + (orderSeed >> 8) % (_landed.length - 1)) % _landed.length : li;
+        bytes memory expected = _expectX402Order(o, a, false);
+        if (expected.length == 0) expected = _expectSpend(l, _landed[pi], o.amount);
+        if (expected.length == 0 && ghostTokenPaused) expected = _error("Pausable: paused"); // the split's first
         bytes memory sig = SigUtils.signPay(0xA11CE, o, address(router));
         vm.prank(operator);
-        try router.attributeTransfer(o, sig, a.from, a.validAfter, a.validBefore, a.nonce, authSig) {
+        try router.attributeTransfer(o, sig, a.from, a.nonce, _proofOf(_landed[pi])) {
             if (_book(X.Attribute, true, "", expected)) {
-                l.consumed = true;
+                (l.consumed, l.proven) = (true, true);
                 ghostUnattributed -= o.amount;
+                ghostAttributed[a.from] += o.amount;
                 ghostPaid[o.orderId] = true;
                 ghostPayer[o.orderId] = a.from;
                 ghostReserve += o.reserveHold;
@@ -148,28 +204,95 @@ contract X402Handler is GaslessHandler {
         }
     }
 
-    /// The operator returns a landed authorization to its payer (`fault` % 4 == 1: asks for one unit more).
+    /// A landed authorization goes back to its payer. `fault` % 4: 0 the operator, 1 the operator with the proof of
+    /// another landed transfer, 2 a stranger (refused), 3 the payer itself.
     function returnLanded(uint256 landedSeed, uint256 fault) external {
         if (_landed.length == 0) return _xSkip(X.Return);
-        Landed storage l = _landed[_pickLanded(landedSeed)];
-        AuthUtils.Authorization memory a = _copy(l.auth);
-        if (fault % 4 == 1) a.value += 1;
-        bytes memory authSig = X402Utils.sign(l.key, fiat, l.auth);
+        _syncChain();
+        uint256 li = _pickLanded(landedSeed);
+        Landed storage l = _landed[li];
+        AuthUtils.Authorization memory a = l.auth;
+        fault = fault % 4;
+        if (fault == 1 && _landed.length < 2) fault = 0;
+        uint256 pi = fault == 1 ? (li + 1 + (landedSeed >> 8) % (_landed.length - 1)) % _landed.length : li;
+        address caller = fault == 2 ? makeAddr("stranger") : fault == 3 ? a.from : operator;
         bytes memory expected;
-        if (l.consumed) expected = abi.encodeWithSelector(IPaymentRouter.X402NonceConsumed.selector, a.from, a.nonce);
-        else if (fault % 4 == 1) expected = _invalidAuth(a);
-        else if (ghostTokenPaused) expected = _error("Pausable: paused");
-        else if (_ghostBlacklisted[_payerIndex(a.from)]) expected = _error("Blacklistable: account is blacklisted");
-        vm.prank(operator);
-        try router.returnTransfer(address(fiat), a.from, a.value, a.validAfter, a.validBefore, a.nonce, authSig) {
+        if (fault == 2) expected = abi.encodeWithSelector(IPaymentRouter.NotPayerOrOperator.selector, caller);
+        else expected = _expectSpend(l, _landed[pi], a.value);
+        if (expected.length == 0) expected = _expectToken(a.from);
+        vm.prank(caller);
+        try router.returnTransfer(address(fiat), a.from, a.nonce, _proofOf(_landed[pi])) {
             if (_book(X.Return, true, "", expected)) {
-                l.consumed = true;
+                (l.consumed, l.proven) = (true, true);
                 ghostUnattributed -= a.value;
+                ghostReturned[a.from] += a.value;
                 ghostBalance[a.from] += a.value;
             }
         } catch (bytes memory err) {
             _book(X.Return, false, err, expected);
         }
+    }
+
+    /// Anyone proves a landed transfer's arrival (idempotent; refused once its block left the window).
+    function prove(uint256 landedSeed) external {
+        if (_landed.length == 0) return _xSkip(X.Prove);
+        _syncChain();
+        Landed storage l = _landed[_pickLanded(landedSeed)];
+        bytes memory expected = l.proven ? bytes("") : _expectProof(l, l);
+        vm.prank(makeAddr("anyone"));
+        try router.proveArrival(address(fiat), l.auth.from, l.auth.nonce, _proofOf(l)) returns (uint256 value) {
+            if (_book(X.Prove, true, "", expected)) {
+                l.proven = true;
+                if (value != l.auth.value) _book(X.Prove, false, "proven value", "transfer value");
+            }
+        } catch (bytes memory err) {
+            _book(X.Prove, false, err, expected);
+        }
+    }
+
+    /// payer(`who`) cancels a fresh ERC-3009 nonce at the token: nothing moves.
+    function cancelAuthorization(uint256 who) external {
+        if (ghostTokenPaused) return _xSkip(X.Cancel);
+        bytes32 nonce = keccak256(abi.encode("cancelled", ++_xNonce));
+        bytes memory sig = X402Utils.signCancel(payerKey(who), payer(who), fiat, nonce);
+        fiat.cancelAuthorization(payer(who), nonce, sig);
+        _cancelled.push(Cancelled(payer(who), nonce));
+        _succeeded(_xStats[uint256(X.Cancel)]);
+    }
+
+    /// A stolen operator + signer key tries to spend a cancelled nonce: `kind` % 4: attribute it to an order the
+    /// thief signs locked to its payer (0 without a proof, 1 with another transfer's proof), or return it (2, 3).
+    /// Must always be refused.
+    function attackCancelled(uint256 cancelledSeed, uint256 amount, uint256 kind) external {
+        if (_cancelled.length == 0) return _xSkip(X.Attack);
+        _syncChain();
+        Cancelled memory c = _cancelled[cancelledSeed % _cancelled.length];
+        kind = kind % 4;
+        bool withProof = kind % 2 == 1 && _landed.length != 0;
+        IPaymentRouter.ArrivalProof memory proof;
+        bytes memory expected = abi.encodeWithSelector(IPaymentRouter.ArrivalNotProven.selector, c.from, c.nonce);
+        if (withProof) {
+            Landed storage other = _landed[(cancelledSeed >> 8) % _landed.length];
+            proof = _proofOf(other);
+            expected = _expectProofFor(other, c.from, c.nonce);
+        }
+        vm.startPrank(operator);
+        if (kind < 2) {
+            IPaymentRouter.PayOrder memory o = _thiefOrder(c.from, amount);
+            if (ghostRouterPaused) expected = abi.encodeWithSignature("EnforcedPause()");
+            try router.attributeTransfer(o, SigUtils.signPay(0xA11CE, o, address(router)), c.from, c.nonce, proof) {
+                if (_book(X.Attack, true, "", expected)) ghostAttributed[c.from] += o.amount;
+            } catch (bytes memory err) {
+                _book(X.Attack, false, err, expected);
+            }
+        } else {
+            try router.returnTransfer(address(fiat), c.from, c.nonce, proof) {
+                if (_book(X.Attack, true, "", expected)) ghostReturned[c.from] += 1; // any amount: a breach
+            } catch (bytes memory err) {
+                _book(X.Attack, false, err, expected);
+            }
+        }
+        vm.stopPrank();
     }
 
     // ---------------------------------------------------------------- model
@@ -179,7 +302,7 @@ contract X402Handler is GaslessHandler {
         view
         returns (bytes memory expected)
     {
-        expected = _expectX402Order(o, a);
+        expected = _expectX402Order(o, a, true);
         if (expected.length != 0) return expected;
         if (fault == 5) return abi.encodeWithSelector(IPaymentRouter.X402NonceConsumed.selector, a.from, a.nonce);
         expected = _expectToken(a.from);
@@ -190,25 +313,45 @@ contract X402Handler is GaslessHandler {
         return "";
     }
 
-    function _expectAttribute(IPaymentRouter.PayOrder memory o, Landed storage l, uint256 fault)
-        internal
-        view
-        returns (bytes memory expected)
-    {
+    /// @dev After the caller and order checks, spending landed `l` with the proof of landed `p`: consumed, then the
+    ///      arrival (recorded, or proven from p's proof), then its value against `needed`, then the balance.
+    function _expectSpend(Landed storage l, Landed storage p, uint256 needed) internal view returns (bytes memory) {
         AuthUtils.Authorization memory a = l.auth;
-        expected = _expectX402Order(o, a);
-        if (expected.length != 0) return expected;
         if (l.consumed) return abi.encodeWithSelector(IPaymentRouter.X402NonceConsumed.selector, a.from, a.nonce);
-        if (fault == 2 || a.value != o.amount) return _invalidAuth(a);
-        if (ghostUnattributed < o.amount) {
-            return abi.encodeWithSelector(IPaymentRouter.InsufficientUnattributed.selector, ghostUnattributed, o.amount);
+        if (!l.proven) {
+            bytes memory proofError = _expectProof(p, l);
+            if (proofError.length != 0) return proofError;
         }
-        if (ghostTokenPaused) return _error("Pausable: paused"); // the split's first transfer
+        if (a.value != needed) {
+            return abi.encodeWithSelector(IPaymentRouter.ArrivalValueMismatch.selector, a.value, needed);
+        }
+        if (ghostUnattributed < needed) {
+            return abi.encodeWithSelector(IPaymentRouter.InsufficientUnattributed.selector, ghostUnattributed, needed);
+        }
         return "";
     }
 
-    /// @dev Pause, payer lock, the order checks for payer `a.from`, and the validBefore bound, in the router's order.
-    function _expectX402Order(IPaymentRouter.PayOrder memory o, AuthUtils.Authorization memory a)
+    /// @dev What proving landed `l`'s (from, nonce) with landed `p`'s proof does.
+    function _expectProof(Landed storage p, Landed storage l) internal view returns (bytes memory) {
+        return _expectProofFor(p, l.auth.from, l.auth.nonce);
+    }
+
+    /// @dev p's proof for (from, nonce): refused once p's block left the window, else accepted only for p's own
+    ///      (from, nonce) (its log pair is AuthorizationUsed(p.from, p.nonce)).
+    function _expectProofFor(Landed storage p, address from, bytes32 nonce) internal view returns (bytes memory) {
+        if (block.number - p.minedAt > WINDOW) {
+            return abi.encodeWithSelector(IPaymentRouter.BlockHashUnavailable.selector, p.minedAt);
+        }
+        if (p.auth.from != from || p.auth.nonce != nonce) {
+            uint256 logIndex = _proofOf(p).logIndex;
+            return abi.encodeWithSelector(IPaymentRouter.NotAuthorizationUsed.selector, logIndex, from, nonce);
+        }
+        return "";
+    }
+
+    /// @dev Pause, payer lock, the order checks for payer `a.from`, and (relay only) the validBefore bound, in the
+    ///      router's order.
+    function _expectX402Order(IPaymentRouter.PayOrder memory o, AuthUtils.Authorization memory a, bool relay)
         internal
         view
         returns (bytes memory expected)
@@ -217,7 +360,7 @@ contract X402Handler is GaslessHandler {
         if (o.payer == address(0)) return abi.encodeWithSelector(IPaymentRouter.PayerLockRequired.selector, o.orderId);
         expected = _expectOrder(o, a.from);
         if (expected.length != 0) return expected;
-        if (a.validBefore > o.deadline + 1) {
+        if (relay && a.validBefore > o.deadline + 1) {
             return abi.encodeWithSelector(IPaymentRouter.AuthorizationOutlivesOrder.selector, a.validBefore, o.deadline);
         }
     }
@@ -258,8 +401,43 @@ contract X402Handler is GaslessHandler {
         return payerKey(_payerIndex(who));
     }
 
-    function _invalidAuth(AuthUtils.Authorization memory a) internal pure returns (bytes memory) {
-        return abi.encodeWithSelector(IPaymentRouter.InvalidAuthorization.selector, a.from, a.nonce);
+    /// @dev Mines the landing's block (the transfer at index 1 of 3 receipts) and books it.
+    function _land(AuthUtils.Authorization memory a, uint256 key, uint256 idx, bool consumed, Vm.Log[] memory logs)
+        internal
+    {
+        _syncChain();
+        IPaymentRouter.ArrivalProof memory proof = ArrivalProofs.mine(vm, logs, 1, 3);
+        _chainHead = block.number;
+        _landed.push(Landed(a, key, idx, consumed, false, block.number - 1, keccak256(proof.header), abi.encode(proof)));
+    }
+
+    /// @dev Brings back the chain this handler mined: the height, and the hashes of the blocks it holds.
+    function _syncChain() internal {
+        if (block.number < _chainHead) vm.roll(_chainHead);
+        for (uint256 i; i < _landed.length; ++i) {
+            vm.setBlockhash(_landed[i].minedAt, _landed[i].blockHash);
+        }
+    }
+
+    function _proofOf(Landed storage l) internal view returns (IPaymentRouter.ArrivalProof memory) {
+        return abi.decode(l.proof, (IPaymentRouter.ArrivalProof));
+    }
+
+    /// @dev A fresh order the thief signs with the stolen signer key, locked to `from`: unpaid and payable.
+    function _thiefOrder(address from, uint256 amount) internal returns (IPaymentRouter.PayOrder memory o) {
+        o = IPaymentRouter.PayOrder({
+            orderId: keccak256(abi.encode("thief", ++_xNonce)),
+            token: address(fiat),
+            amount: 1 + amount % 10_000e6,
+            payer: from,
+            merchant: makeAddr("thief"),
+            platform: platform,
+            serviceFee: 0,
+            platformFee: 0,
+            reserveHold: 0,
+            deadline: block.timestamp + 1 hours,
+            captureDeadline: 0
+        });
     }
 
     function _copy(AuthUtils.Authorization memory a) internal pure returns (AuthUtils.Authorization memory) {

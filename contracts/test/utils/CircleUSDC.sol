@@ -55,6 +55,8 @@ interface IFiatTokenV2_2 {
         bytes32 nonce,
         bytes calldata signature
     ) external;
+    /// @dev FiatTokenV2_2: burns `nonce` for `authorizer` without moving funds (whenNotPaused).
+    function cancelAuthorization(address authorizer, bytes32 nonce, bytes calldata signature) external;
 }
 
 interface IFiatTokenProxy {

@@ -14,6 +14,9 @@ interface Vm {
     function addr(uint256 privateKey) external pure returns (address);
     function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
     function warp(uint256 newTimestamp) external;
+    function roll(uint256 newHeight) external;
+    function setBlockhash(uint256 blockNumber, bytes32 blockHash) external;
+    function etch(address target, bytes calldata newRuntimeBytecode) external;
     function chainId(uint256 newChainId) external;
     function prank(address sender) external;
     function startPrank(address sender) external;

@@ -2,18 +2,21 @@
 pragma solidity 0.8.30;
 
 import {IPaymentRouter} from "../../src/IPaymentRouter.sol";
+import {ArrivalProofs} from "./ArrivalProofs.sol";
 import {AuthUtils} from "./AuthUtils.sol";
 import {GaslessTestBase} from "./GaslessTestBase.sol";
+import {Vm} from "./Vm.sol";
 import {X402Utils} from "./X402Utils.sol";
 
 /// @notice GaslessTestBase plus x402 helpers: orders locked to their payer, authorizations as the stock `exact`
 ///         client signs them (random nonce, a short window), relayed through the router, front-run straight to
-///         USDC by a third party, attributed or returned by the operator.
+///         USDC by a third party (its arrival proof built from the token's real logs), attributed or returned.
 abstract contract X402TestBase is GaslessTestBase {
     /// @dev The x402 client's window: valid from 10 minutes ago, for maxTimeoutSeconds (here 5 minutes).
     uint256 internal constant MAX_TIMEOUT = 5 minutes;
     address internal frontRunner;
     uint256 private _x402Nonce;
+    mapping(bytes32 fromNonce => bytes) private _proofs; // abi-encoded ArrivalProof of each front-run
 
     function setUp() public virtual override {
         super.setUp();
@@ -64,43 +67,73 @@ abstract contract X402TestBase is GaslessTestBase {
         router.payOrderWithTransfer(o, sig, a.from, a.validAfter, a.validBefore, a.nonce, authSig);
     }
 
-    /// @dev A third party submits the buyer's authorization straight to USDC: the funds land in the router.
+    /// @dev A third party submits the buyer's authorization straight to USDC: the funds land in the router. The
+    ///      token's real logs are recorded into a receipt (index 1 of a 3-transaction block at the current
+    ///      height), one block is mined and the chain vouches for the header: proofOf(a) then proves it.
     function frontRun(AuthUtils.Authorization memory a, bytes memory authSig) internal {
+        vm.recordLogs();
         vm.prank(frontRunner);
         fiat.transferWithAuthorization(a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, authSig);
+        _proofs[keccak256(abi.encode(a.from, a.nonce))] = abi.encode(mine(vm.getRecordedLogs(), 1, 3));
     }
 
-    function attribute(IPaymentRouter.PayOrder memory o, AuthUtils.Authorization memory a, bytes memory authSig)
+    /// @dev ArrivalProofs.mine: the block at the current height holds a receipt with `logs` at `txIndex`.
+    function mine(Vm.Log[] memory logs, uint256 txIndex, uint256 count)
         internal
+        returns (IPaymentRouter.ArrivalProof memory)
     {
+        return ArrivalProofs.mine(vm, logs, txIndex, count);
+    }
+
+    /// @dev The proof recorded when `a` was front-run; an empty one if it never was.
+    function proofOf(AuthUtils.Authorization memory a) internal view returns (IPaymentRouter.ArrivalProof memory p) {
+        bytes memory encoded = _proofs[keccak256(abi.encode(a.from, a.nonce))];
+        if (encoded.length != 0) p = abi.decode(encoded, (IPaymentRouter.ArrivalProof));
+    }
+
+    function attribute(IPaymentRouter.PayOrder memory o, AuthUtils.Authorization memory a) internal {
         bytes memory sig = sign(o);
         vm.prank(operator);
-        router.attributeTransfer(o, sig, a.from, a.validAfter, a.validBefore, a.nonce, authSig);
+        router.attributeTransfer(o, sig, a.from, a.nonce, proofOf(a));
     }
 
     function expectAttributeRevert(
         bytes memory reason,
         IPaymentRouter.PayOrder memory o,
         AuthUtils.Authorization memory a,
-        bytes memory authSig
+        IPaymentRouter.ArrivalProof memory proof
     ) internal {
         bytes memory sig = sign(o);
         vm.prank(operator);
         vm.expectRevert(reason);
-        router.attributeTransfer(o, sig, a.from, a.validAfter, a.validBefore, a.nonce, authSig);
+        router.attributeTransfer(o, sig, a.from, a.nonce, proof);
     }
 
-    function returnX402(AuthUtils.Authorization memory a, bytes memory authSig) internal {
+    function expectAttributeRevert(
+        bytes memory reason,
+        IPaymentRouter.PayOrder memory o,
+        AuthUtils.Authorization memory a
+    ) internal {
+        expectAttributeRevert(reason, o, a, proofOf(a));
+    }
+
+    function returnX402(AuthUtils.Authorization memory a) internal {
         vm.prank(operator);
-        router.returnTransfer(address(fiat), a.from, a.value, a.validAfter, a.validBefore, a.nonce, authSig);
+        router.returnTransfer(address(fiat), a.from, a.nonce, proofOf(a));
     }
 
-    function expectReturnRevert(bytes memory reason, AuthUtils.Authorization memory a, bytes memory authSig)
-        internal
-    {
+    function expectReturnRevert(
+        bytes memory reason,
+        AuthUtils.Authorization memory a,
+        IPaymentRouter.ArrivalProof memory proof
+    ) internal {
         vm.prank(operator);
         vm.expectRevert(reason);
-        router.returnTransfer(address(fiat), a.from, a.value, a.validAfter, a.validBefore, a.nonce, authSig);
+        router.returnTransfer(address(fiat), a.from, a.nonce, proof);
+    }
+
+    function expectReturnRevert(bytes memory reason, AuthUtils.Authorization memory a) internal {
+        expectReturnRevert(reason, a, proofOf(a));
     }
 
     /// @dev A copy (memory structs assign by reference).

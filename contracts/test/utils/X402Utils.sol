@@ -12,6 +12,18 @@ library X402Utils {
         "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)";
     bytes32 internal constant TRANSFER_TYPEHASH = keccak256(bytes(TRANSFER_TYPE));
 
+    bytes32 internal constant CANCEL_TYPEHASH = keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
+
+    /// @dev `authorizer`'s signature cancelling its ERC-3009 `nonce` at `token`.
+    function signCancel(uint256 key, address authorizer, IFiatTokenV2_2 token, bytes32 nonce)
+        internal
+        view
+        returns (bytes memory)
+    {
+        bytes32 structHash_ = keccak256(abi.encode(CANCEL_TYPEHASH, authorizer, nonce));
+        return SigUtils.sign(key, keccak256(abi.encodePacked("\x19\x01", AuthUtils.tokenDomain(token), structHash_)));
+    }
+
     function structHash(AuthUtils.Authorization memory a) internal pure returns (bytes32) {
         return keccak256(abi.encode(TRANSFER_TYPEHASH, a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce));
     }
