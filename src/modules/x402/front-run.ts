@@ -6,11 +6,19 @@ import { recordAlert } from '../alerts/service.js';
 import type { AuthorizedTransferEvent, UnmatchedTransferSeen } from '../indexer/handlers.js';
 import { linkUnmatchedTransfer, resolveUnmatchedTransfer } from '../indexer/unmatched.js';
 import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
+import { liftFrontRunBan } from '../relay/lift-ban.js';
 import type { OperatorTxOutcome } from '../operator-txs/types.js';
 import type { X402Deps } from './context.js';
 import { x402Repo, type X402PaymentRow } from './repo.js';
 
 type Deps = Pick<X402Deps, 'logger'>;
+
+/** The transfer was claimed by another payment first (linkUnmatchedTransfer): thrown to roll the claim's transaction back. */
+export class LostClaim extends Error {
+  constructor(readonly transferId: string) {
+    super(`unmatched transfer ${transferId} is claimed already`);
+  }
+}
 
 /** The order's state (only 'pending_payment' can still be paid by attribution). */
 const orderState = async (tx: Executor, orderId: string) =>
@@ -41,8 +49,9 @@ export const frontRunCandidate = (tx: Tx, t: UnmatchedTransferSeen): Promise<boo
   x402Repo.openForTransfer(tx, { chainId: t.chainId, token: t.token, payer: getAddress(t.from), value: t.value, blockSeconds: BigInt(Math.floor(t.blockTime.getTime() / 1000)) });
 
 /**
- * Indexer (at depth, once per transfer): `e.from`'s authorization `e.nonce` moved `e.value` into the router in a
- * transaction without the router's pull (someone submitted it to the token directly). When it is an authorization
+ * Indexer (at depth, once per transfer) or adoption: `e.from`'s authorization `e.nonce` moved `e.value` into the
+ * router in a transaction without the router's pull (someone submitted it to the token directly), proven by
+ * `e.proof`. When it is an authorization
  * this service verified (pending, or failed on the used nonce) for exactly the payment's value, the payment becomes
  * `front_run` and, in the same transaction, the operator's call is queued: attributeTransfer while its order is
  * still payable, else returnTransfer (the funds back to the payer). The router's x402Consumed makes either one-shot.
@@ -53,7 +62,9 @@ export function frontRunHandler(deps: Deps) {
     if (!found || BigInt(found.value) !== e.value || found.token_address.toLowerCase() !== e.token.toLowerCase()) return false;
     const p = await x402Repo.transition(tx, found.id, 'front_run', { tx_hash: e.txHash });
     if (!p) return false;
-    await linkUnmatchedTransfer(tx, e.transferId, p.id);
+    // One transfer, one attribution: a transfer another payment claimed first is not claimed twice.
+    if (!(await linkUnmatchedTransfer(tx, e.transferId, p.id))) throw new LostClaim(e.transferId);
+    await liftFrontRunBan(tx, p.payer, p.order_id); // its relay's failure on the used nonce was not the payer's doing
     const payable = (await orderState(tx, p.order_id)) === 'pending_payment';
     if (payable) await enqueueOperatorTx(tx, { chainId: p.chain_id, purpose: 'x402_attribute', refId: p.id, to: routerOf(p), calldata: attributeCall(p) });
     else await enqueueReturn(tx, p);
