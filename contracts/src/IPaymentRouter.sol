@@ -14,6 +14,15 @@ pragma solidity 0.8.30;
 interface IPaymentRouter {
     /// @notice What the service agreed with the platform for one order; signed by a service signer.
     /// @dev Field order is part of the EIP-712 type hash: do not reorder.
+    /// @notice Proof, from the chain's own data, that a token's ERC-3009 authorization moved funds to the router:
+    ///         checked by the router's ArrivalVerifier (see {proveArrival}).
+    struct ArrivalProof {
+        bytes header; // the RLP-encoded header of the block that holds the transfer
+        uint256 txIndex; // the transaction's index in that block
+        bytes[] receiptProof; // Merkle-Patricia proof nodes from header.receiptsRoot to key rlp(txIndex)
+        uint256 logIndex; // position, in that receipt's logs, of the token's AuthorizationUsed log
+    }
+
     struct PayOrder {
         bytes32 orderId; // keccak256 of the service's public order id ("ord_…")
         address token; // ERC-20 the buyer pays with (USDC); chosen by the service
@@ -110,6 +119,9 @@ interface IPaymentRouter {
     /// @notice {returnTransfer} sent `value` of `token`, which `from`'s authorization `nonce` had moved into the
     ///         router without paying any order, back to `from`.
     event X402Returned(address indexed token, address indexed from, bytes32 nonce, uint256 value);
+    /// @notice {proveArrival} recorded that `token` moved `value` from `from` to the router under `from`'s
+    ///         ERC-3009 authorization `nonce` (the value {attributeTransfer} or {returnTransfer} may then spend once).
+    event ArrivalProven(address indexed token, address indexed from, bytes32 indexed nonce, uint256 value);
     event ReserveHoldUpdated(uint256 previousSeconds, uint256 newSeconds);
     event SignerUpdated(address indexed signer, bool authorised);
     event OperatorUpdated(address indexed previousOperator, address indexed newOperator);
@@ -151,11 +163,28 @@ interface IPaymentRouter {
     error InsufficientUnattributed(uint256 available, uint256 needed);
     /// @notice This (from, nonce) already paid, was attributed or was returned through the router.
     error X402NonceConsumed(address from, bytes32 nonce);
-    /// @notice The token does not report this ERC-3009 nonce of `from` as used: no funds moved under it.
-    error AuthorizationNotUsed(address from, bytes32 nonce);
-    /// @notice `authorization` is not `from`'s signature (ECDSA or ERC-1271) over TransferWithAuthorization(from,
-    ///         to = router, value, validAfter, validBefore, nonce) in the token's EIP-712 domain.
-    error InvalidAuthorization(address from, bytes32 nonce);
+    /// @notice No arrival is recorded for (from, nonce) and no proof was given.
+    error ArrivalNotProven(address from, bytes32 nonce);
+    /// @notice The proven arrival is not the order's amount.
+    error ArrivalValueMismatch(uint256 arrived, uint256 needed);
+    /// @notice {returnTransfer} is for the operator or the payer (`from`) only.
+    error NotPayerOrOperator(address caller);
+    /// @notice Neither blockhash (last 256 blocks) nor the EIP-2935 history (last 8191) knows block `number`.
+    error BlockHashUnavailable(uint256 number);
+    /// @notice keccak256(proof.header) is `got`, not the hash `expected` the chain holds for block `number`.
+    error HeaderHashMismatch(uint256 number, bytes32 expected, bytes32 got);
+    /// @notice Receipt proof node `node` does not hash to its parent's reference or does not lead to rlp(txIndex).
+    error ReceiptProofInvalid(uint256 node);
+    /// @notice The receipt has `count` logs: no log pair starts at `logIndex`.
+    error LogIndexOutOfRange(uint256 logIndex, uint256 count);
+    /// @notice Log `logIndex` was emitted by `emitter`, not by `token`.
+    error LogNotFromToken(uint256 logIndex, address emitter, address token);
+    /// @notice Log `logIndex` is not the token's AuthorizationUsed(from, nonce).
+    error NotAuthorizationUsed(uint256 logIndex, address from, bytes32 nonce);
+    /// @notice Log `logIndex` is not the token's Transfer(from, `to`, value > 0) right after AuthorizationUsed.
+    error NotTransferTo(uint256 logIndex, address to);
+    /// @notice The proof's RLP is not well formed.
+    error ArrivalProofMalformed();
 
     /// @notice An authorization's captureDeadline is not in the future or lies more than
     ///         MAX_AUTHORIZATION_PERIOD after the authorizing block.
@@ -215,6 +244,8 @@ interface IPaymentRouter {
     ///      the signature of `from` (ECDSA, or ERC-1271 when `from` is a contract), the nonce unused, neither
     ///      party blacklisted, the token not paused. Only `to` may call receiveWithAuthorization, so an
     ///      authorization copied from the mempool cannot be front-run into a plain transfer.
+    ///      (from, nonce) is marked consumed (x402Consumed): the token's AuthorizationUsed + Transfer(from, router)
+    ///      logs of this pull look like a front-run x402 transfer, and must never be attributed or returned again.
     /// @param signature 65-byte service signature over the PayOrder, as for {payOrder}.
     /// @param from The buyer who signed the authorization and whose tokens are taken.
     /// @param validAfter ERC-3009 lower bound (exclusive), unix seconds.
@@ -264,46 +295,49 @@ interface IPaymentRouter {
         bytes calldata authorization
     ) external;
 
+    /// @notice Anyone: records, from `proof`, the value `token` moved from `from` to this router under `from`'s
+    ///         ERC-3009 authorization `nonce`, and returns it. Idempotent: once recorded it returns the recorded
+    ///         value without reading `proof`. Emits ArrivalProven the first time. Works while paused.
+    /// @dev The proof holds only when (ArrivalVerifier): keccak256(header) is the hash the chain holds for the
+    ///      header's block number (blockhash for the last 256 blocks, else the EIP-2935 history contract for the
+    ///      last 8191 where it exists: BlockHashUnavailable, HeaderHashMismatch); the receipt is under key
+    ///      rlp(txIndex) in the trie of the header's receiptsRoot (ReceiptProofInvalid); its log `logIndex` is
+    ///      the token's AuthorizationUsed(from, nonce) and log `logIndex + 1` the token's Transfer(from, router,
+    ///      value > 0), the pair FiatTokenV2_2 emits for one transfer (LogIndexOutOfRange, LogNotFromToken,
+    ///      NotAuthorizationUsed, NotTransferTo). A cancelled authorization moved nothing and has no such logs.
+    ///      The router's own ERC-3009 pulls ({payOrderWithTransfer}, {payOrderWithAuthorization}) mark (from,
+    ///      nonce) consumed, so their logs, though provable, can never be spent again.
+    function proveArrival(address token, address from, bytes32 nonce, ArrivalProof calldata proof)
+        external
+        returns (uint256 value);
+
     /// @notice Operator only, not while paused: counts the funds a buyer's x402 authorization already moved into
     ///         the router (someone submitted it straight to the token) as the payment of `order`, and splits or
-    ///         holds them exactly as {payOrderWithTransfer} would have. No tokens come in. Emits OrderPaid (or
-    ///         OrderAuthorized), then X402Attributed.
-    /// @dev The same checks as {payOrderWithTransfer} (service signature, payer lock == from, deadline, unpaid,
-    ///      not cancelled, fees fit, validBefore, (from, nonce) not consumed), and:
-    ///      - the token reports `nonce` used for `from` (AuthorizationNotUsed);
-    ///      - the router itself verifies `authorization` as `from`'s signature (ECDSA, or ERC-1271 when `from`
-    ///        has code) over TransferWithAuthorization(from, to = router, value = order.amount, validAfter,
-    ///        validBefore, nonce) in the token's domain (DOMAIN_SEPARATOR() read from the token)
-    ///        (InvalidAuthorization);
-    ///      - balanceOf(router) - reserved - held >= order.amount (InsufficientUnattributed).
-    ///      So a stolen operator key can attribute only money a payer really sent the router, and only to an
-    ///      order the service signed locked to that payer.
+    ///         holds them exactly as {payOrderWithTransfer} would have. No tokens come in. Emits ArrivalProven
+    ///         (when this call proves it), OrderPaid (or OrderAuthorized), then X402Attributed.
+    /// @dev The {payOrder} checks (service signature, payer lock == from, deadline, unpaid, not cancelled, fees
+    ///      fit), (from, nonce) not consumed (then marked consumed), and:
+    ///      - the arrival of (order.token, from, nonce) is recorded, or `proof` proves it ({proveArrival});
+    ///      - it equals order.amount exactly (ArrivalValueMismatch);
+    ///      - balanceOf(router) - reserved - held >= order.amount (InsufficientUnattributed), a sanity check.
+    ///      So a stolen operator key can attribute only money this payer provably sent the router under this
+    ///      nonce, once, and only to an order the service signed locked to that payer.
     function attributeTransfer(
         PayOrder calldata order,
         bytes calldata signature,
         address from,
-        uint256 validAfter,
-        uint256 validBefore,
         bytes32 nonce,
-        bytes calldata authorization
+        ArrivalProof calldata proof
     ) external;
 
-    /// @notice Operator only, also while paused: sends `value` of `token` that `from`'s x402 authorization moved
-    ///         into the router without paying an order (a second payer of an order already paid) back to `from`.
-    ///         Emits X402Returned.
-    /// @dev Checks: value > 0, (from, nonce) not consumed (then marked consumed), the token reports the nonce
-    ///      used, `authorization` is `from`'s signature over TransferWithAuthorization(from, to = router, value,
-    ///      validAfter, validBefore, nonce) in the token's domain, and value <= balanceOf(router) - reserved -
-    ///      held. The money only ever goes back to the address that signed it to the router.
-    function returnTransfer(
-        address token,
-        address from,
-        uint256 value,
-        uint256 validAfter,
-        uint256 validBefore,
-        bytes32 nonce,
-        bytes calldata authorization
-    ) external;
+    /// @notice The operator or `from` itself, also while paused: sends the value `from`'s authorization `nonce`
+    ///         provably moved into the router without paying an order (a second payer of an order already paid,
+    ///         or a payment that came too late) back to `from`. Emits ArrivalProven (when this call proves it),
+    ///         then X402Returned.
+    /// @dev Checks: caller (NotPayerOrOperator), (from, nonce) not consumed (then marked consumed), the arrival
+    ///      recorded or proven by `proof` as in {proveArrival}, and value <= balanceOf(router) - reserved - held.
+    ///      The money only ever goes back to the address whose authorization moved it.
+    function returnTransfer(address token, address from, bytes32 nonce, ArrivalProof calldata proof) external;
 
     /// @notice Capture `amount` of an authorization (operator only, not while paused): split it serviceFee to
     ///         the treasury, platformFee to the platform, amount - fees - reserveHold to the merchant, reserveHold
@@ -397,8 +431,14 @@ interface IPaymentRouter {
     /// @notice hashPayOrder of the PayOrder that authorized `orderId` (kept after capture, void or reclaim).
     function authorizationDigest(bytes32 orderId) external view returns (bytes32);
     function reserveHoldSeconds() external view returns (uint256);
-    /// @notice Whether `from`'s ERC-3009 `nonce` already paid, was attributed or was returned through the router.
+    /// @notice Whether `from`'s ERC-3009 `nonce` already paid (x402 or gasless), was attributed or was returned
+    ///         through the router.
     function x402Consumed(address from, bytes32 nonce) external view returns (bool);
+    /// @notice The value `token` provably moved from `from` to the router under authorization `nonce`; 0 = not
+    ///         proven ({proveArrival}).
+    function arrived(address token, address from, bytes32 nonce) external view returns (uint256);
+    /// @notice The stateless ArrivalVerifier this router deployed in its constructor.
+    function arrivalVerifier() external view returns (address);
     function batchSettled(bytes32 batchId) external view returns (bool);
     function operator() external view returns (address);
     function serviceTreasury() external view returns (address);

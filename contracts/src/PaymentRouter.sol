@@ -69,6 +69,9 @@ contract PaymentRouter is RouterEscrow, RouterX402, RouterModules {
         if (validBefore > order.deadline && validBefore - order.deadline > 1) {
             revert AuthorizationOutlivesOrder(validBefore, order.deadline);
         }
+        // The pull's logs are the same pair a front-run x402 transfer leaves (see proveArrival): consumed here,
+        // they can never be attributed or returned after paying this order.
+        _consume(from, nonce);
         uint256 releaseAfter = _record(order, digest, from);
         ReceiveAuthorization.receiveExact(
             order.token, from, order.amount, validAfter, validBefore, nonce, authorization

@@ -2,8 +2,6 @@
 pragma solidity 0.8.30;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
-import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
-import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {IPaymentRouter} from "./IPaymentRouter.sol";
 
 /// @notice The ERC-3009 parts of Circle's FiatTokenV2_2 (USDC) that x402 uses: the `bytes signature` overload of
@@ -31,13 +29,9 @@ interface IERC3009Transfer {
 
 /// @title TransferAuthorization
 /// @notice ERC-3009 TransferWithAuthorization to the calling contract, as the stock x402 `exact` client signs it:
-///         pulled with an exact balance-delta check, or, when someone else already submitted it to the token,
-///         proven (nonce used, signature valid) so the funds it moved can be accounted for.
+///         pulled with an exact balance-delta check. (Funds someone else moved with it are proven from the
+///         chain's receipts instead: ArrivalVerifier.)
 library TransferAuthorization {
-    /// @dev keccak256("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,
-    ///      uint256 validBefore,bytes32 nonce)"), as in FiatTokenV2_2.
-    bytes32 internal constant TYPEHASH = 0x7c7c6cdb67a18743f49ec6fa9b35f50d52ed05cbed4cc592e13b44501c1a2267;
-
     /// @dev Submits the authorization to `token` and insists this contract received exactly `value`, so a token
     ///      that delivers less than it was asked for reverts the payment.
     function transferExact(
@@ -54,28 +48,5 @@ library TransferAuthorization {
             .transferWithAuthorization(from, address(this), value, validAfter, validBefore, nonce, signature);
         uint256 received = IERC20(token).balanceOf(address(this)) - before;
         if (received != value) revert IPaymentRouter.BalanceDeltaMismatch(value, received);
-    }
-
-    /// @dev Reverts unless `token` reports `nonce` used for `from` and `signature` is `from`'s signature (ECDSA,
-    ///      or ERC-1271 when `from` has code) over TransferWithAuthorization(from, to = this contract, value,
-    ///      validAfter, validBefore, nonce) in the token's own EIP-712 domain. Together: the token moved
-    ///      exactly `value` from `from` to this contract under that authorization.
-    function requireUsed(
-        address token,
-        address from,
-        uint256 value,
-        uint256 validAfter,
-        uint256 validBefore,
-        bytes32 nonce,
-        bytes calldata signature
-    ) internal view {
-        if (!IERC3009Transfer(token).authorizationState(from, nonce)) {
-            revert IPaymentRouter.AuthorizationNotUsed(from, nonce);
-        }
-        bytes32 structHash = keccak256(abi.encode(TYPEHASH, from, address(this), value, validAfter, validBefore, nonce));
-        bytes32 digest = MessageHashUtils.toTypedDataHash(IERC3009Transfer(token).DOMAIN_SEPARATOR(), structHash);
-        if (!SignatureChecker.isValidSignatureNowCalldata(from, digest, signature)) {
-            revert IPaymentRouter.InvalidAuthorization(from, nonce);
-        }
     }
 }
