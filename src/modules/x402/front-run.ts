@@ -1,4 +1,5 @@
-import { encodeFunctionData, getAddress, type Address, type Hex } from 'viem';
+import { decodeFunctionData, encodeFunctionData, getAddress, type Address, type Hex } from 'viem';
+import type { ArrivalProof } from '../../chain/arrival-proof.js';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import { payOrderFromJson, type PayOrderJson } from '../../chain/eip712.js';
 import type { Executor, Tx } from '../../db/client.js';
@@ -25,20 +26,23 @@ const orderState = async (tx: Executor, orderId: string) =>
   (await tx.selectFrom('orders').select('state').where('id', '=', orderId).executeTakeFirstOrThrow()).state;
 
 const routerOf = (p: X402PaymentRow): Address => getAddress((p.pay_order as PayOrderJson).domain.verifyingContract);
-const authArgs = (p: X402PaymentRow) => [getAddress(p.payer), BigInt(p.valid_after), BigInt(p.valid_before), p.nonce as Hex, p.signature as Hex] as const;
 
-/** attributeTransfer with the payer-locked PayOrder the service signed for this payment (the relay's own). */
-const attributeCall = (p: X402PaymentRow): Hex => encodeFunctionData({
+/** attributeTransfer with the payer-locked PayOrder the service signed for this payment (the relay's own) and the arrival's proof. */
+const attributeCall = (p: X402PaymentRow, proof: ArrivalProof): Hex => encodeFunctionData({
   abi: paymentRouterAbi, functionName: 'attributeTransfer',
-  args: [payOrderFromJson(p.pay_order as PayOrderJson), p.pay_order_sig as Hex, ...authArgs(p)],
+  args: [payOrderFromJson(p.pay_order as PayOrderJson), p.pay_order_sig as Hex, getAddress(p.payer), p.nonce as Hex, proof],
 });
-const returnCall = (p: X402PaymentRow): Hex => {
-  const [from, validAfter, validBefore, nonce, authorization] = authArgs(p);
-  return encodeFunctionData({ abi: paymentRouterAbi, functionName: 'returnTransfer', args: [getAddress(p.token_address), from, BigInt(p.value), validAfter, validBefore, nonce, authorization] });
-};
+const returnCall = (p: X402PaymentRow, proof: ArrivalProof): Hex =>
+  encodeFunctionData({ abi: paymentRouterAbi, functionName: 'returnTransfer', args: [getAddress(p.token_address), getAddress(p.payer), p.nonce as Hex, proof] });
 
-const enqueueReturn = (tx: Executor, p: X402PaymentRow) =>
-  enqueueOperatorTx(tx, { chainId: p.chain_id, purpose: 'x402_return', refId: p.id, to: routerOf(p), calldata: returnCall(p) });
+const enqueueReturn = (tx: Executor, p: X402PaymentRow, proof: ArrivalProof) =>
+  enqueueOperatorTx(tx, { chainId: p.chain_id, purpose: 'x402_return', refId: p.id, to: routerOf(p), calldata: returnCall(p, proof) });
+
+/** The proof an attributeTransfer intent carried (its calldata): a return after it failed carries the same. */
+async function proofOfIntent(tx: Executor, operatorTxId: string): Promise<ArrivalProof> {
+  const { args } = decodeFunctionData({ abi: paymentRouterAbi, data: await x402Repo.intentCalldata(tx, operatorTxId) });
+  return (args as readonly unknown[])[4] as ArrivalProof;
+}
 
 /**
  * Indexer, in the range's transaction: only a transfer from the payer of an open verified authorization, for its exact
@@ -66,8 +70,8 @@ export function frontRunHandler(deps: Deps) {
     if (!(await linkUnmatchedTransfer(tx, e.transferId, p.id))) throw new LostClaim(e.transferId);
     await liftFrontRunBan(tx, p.payer, p.order_id); // its relay's failure on the used nonce was not the payer's doing
     const payable = (await orderState(tx, p.order_id)) === 'pending_payment';
-    if (payable) await enqueueOperatorTx(tx, { chainId: p.chain_id, purpose: 'x402_attribute', refId: p.id, to: routerOf(p), calldata: attributeCall(p) });
-    else await enqueueReturn(tx, p);
+    if (payable) await enqueueOperatorTx(tx, { chainId: p.chain_id, purpose: 'x402_attribute', refId: p.id, to: routerOf(p), calldata: attributeCall(p, e.proof) });
+    else await enqueueReturn(tx, p, e.proof);
     deps.logger.warn({ x402_payment_id: p.id, order_id: p.order_id, payer: p.payer, tx_hash: e.txHash, action: payable ? 'attribute' : 'return' }, 'x402 authorization front-run (submitted to the token directly)');
     return true;
   };
@@ -90,7 +94,7 @@ export function frontRunOutcomeHandlers(deps: Deps) {
         return;
       }
       deps.logger.warn({ x402_payment_id: p.id, error: o.error }, 'attributeTransfer not mined; returning the funds to the payer');
-      await enqueueReturn(tx, p);
+      await enqueueReturn(tx, p, await proofOfIntent(tx, o.id));
     },
     x402_return: async (tx: Tx, o: OperatorTxOutcome) => {
       const p = await x402Repo.byId(tx, o.refId);
