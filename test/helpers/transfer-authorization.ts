@@ -34,7 +34,7 @@ export const submitTransfer = (chain: TestChain, by: LocalAccount, t: SignedTran
   chain.walletClientFor(by).writeContract({ address: chain.usdc, abi: usdc3009, functionName: 'transferWithAuthorization', args: [t.from, t.to, t.value, t.validAfter, t.validBefore, t.nonce, t.signature], ...opts });
 
 /** `authorizer` cancels its own authorization `nonce` at the token (sent by `authorizer`). */
-export async function cancelAuthorization(chain: TestChain, authorizer: LocalAccount, nonce: Hex, opts: { gas?: bigint; maxPriorityFeePerGas?: bigint } = {}) {
+export async function cancelAuthorization(chain: TestChain, authorizer: LocalAccount, nonce: Hex, opts: { gas?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint } = {}) {
   const signature = await authorizer.signTypedData({ domain: await domainOf(chain), types: CANCEL_TYPES, primaryType: 'CancelAuthorization', message: { authorizer: authorizer.address, nonce } });
   return chain.walletClientFor(authorizer).writeContract({ address: chain.usdc, abi: usdc3009, functionName: 'cancelAuthorization', args: [authorizer.address, nonce, signature], ...opts });
 }
