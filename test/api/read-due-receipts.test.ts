@@ -1,7 +1,7 @@
-import { encodeEventTopics, type Address, type Hex } from 'viem';
+import { encodeEventTopics, numberToHex, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChainRuntime } from '../../src/modules/chains/service.js';
-import { AUTHORIZATION_USED_EVENT } from '../../src/modules/indexer/events.js';
+import { AUTHORIZATION_USED_EVENT, TRANSFER_EVENT } from '../../src/modules/indexer/events.js';
 import type { AuthorizedTransferEvent } from '../../src/modules/indexer/handlers.js';
 import { RECEIPTS_PER_PASS, readDueReceipts } from '../../src/modules/indexer/read-due-receipts.js';
 import type { IndexerCtx } from '../../src/modules/indexer/context.js';
@@ -15,6 +15,7 @@ import { createHarness } from '../helpers/harness.js';
 const CHAIN = 84532;
 const USDC = '0x00000000000000000000000000000000000000aa' as Address;
 const PAYER = '0x0000000000000000000000000000000000000001' as Address;
+const ROUTER = '0x00000000000000000000000000000000000000bb' as Address;
 const hashOf = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex;
 const NONCE = hashOf(0xabc);
 
@@ -22,27 +23,33 @@ let h: Awaited<ReturnType<typeof createHarness>>;
 beforeAll(async () => { h = await createHarness(); });
 afterAll(async () => { await h.close(); });
 
-/** A chain whose receipts are counted; transaction `claimedTx` used the payer's authorization NONCE. */
+/**
+ * A chain whose receipts are counted: transaction `claimedTx` used the payer's authorization NONCE to move 5 into the
+ * router (AuthorizationUsed, then its Transfer at log index 1); every other due transaction used a nonce of the payer
+ * for something else (AuthorizationUsed not followed by a Transfer to the router: no arrival).
+ */
 function fakeChain(claimedTx: Hex) {
   const reads: Hex[] = [];
-  const usedLog = { address: USDC, topics: encodeEventTopics({ abi: [AUTHORIZATION_USED_EVENT], args: { authorizer: PAYER, nonce: NONCE } }), data: '0x' as Hex,
-    blockNumber: 1n, blockHash: hashOf(1), logIndex: 0, transactionHash: claimedTx, transactionIndex: 0, removed: false };
+  const log = (logIndex: number, topics: Hex[], data: Hex = '0x') => ({ address: USDC, topics, data, blockNumber: 1n, blockHash: hashOf(1), logIndex, transactionHash: claimedTx, transactionIndex: 0, removed: false });
+  const used = log(0, encodeEventTopics({ abi: [AUTHORIZATION_USED_EVENT], args: { authorizer: PAYER, nonce: NONCE } }) as Hex[]);
+  const moved = log(1, encodeEventTopics({ abi: [TRANSFER_EVENT], args: { from: PAYER, to: ROUTER } }) as Hex[], numberToHex(5n, { size: 32 }));
   const rt = {
-    chainId: CHAIN, usdc: USDC,
+    chainId: CHAIN, usdc: USDC, router: ROUTER,
     publicClient: {
       getTransactionReceipt: async ({ hash }: { hash: Hex }) => {
         reads.push(hash);
-        return { status: 'success', blockHash: hashOf(1), logs: hash === claimedTx ? [usedLog] : [] };
+        return { status: 'success', blockHash: hashOf(1), logs: hash === claimedTx ? [used, moved] : [used] };
       },
     },
   } as unknown as ChainRuntime;
   return { rt, reads };
 }
+const PROOF = { header: '0x01' as Hex, txIndex: 0n, receiptProof: [], logIndex: 0n };
 
 async function insertTransfers(n: number, due: (i: number) => boolean) {
   const rows = Array.from({ length: n }, (_, i) => ({
     id: `utx_due_${i}`, chain_id: CHAIN, token: USDC, from_address: PAYER, value: 5n, tx_hash: hashOf(1000 + i),
-    block_number: BigInt(10 + i), block_time: new Date(), log_index: 0, event_key: `due-${i}`, receipt_due: due(i),
+    block_number: BigInt(10 + i), block_time: new Date(), log_index: 1, event_key: `due-${i}`, receipt_due: due(i),
   }));
   await h.db.insertInto('unmatched_transfers').values(rows).execute();
   return rows;
@@ -57,7 +64,7 @@ describe('receipt reads of possibly front-run transfers', () => {
     const claims: AuthorizedTransferEvent[] = [];
     const ctx = {
       db: h.db, logger: createLogger('silent', 'devnet'),
-      authorizedTransfers: { candidate: async () => true, claim: async (_tx: unknown, e: AuthorizedTransferEvent) => (claims.push(e), e.txHash === claimed) },
+      authorizedTransfers: { candidate: async () => true, prove: async () => PROOF, claim: async (_tx: unknown, e: AuthorizedTransferEvent) => (claims.push(e), e.txHash === claimed) },
     } as unknown as IndexerCtx;
 
     const perPass: number[] = [];
@@ -65,7 +72,8 @@ describe('receipt reads of possibly front-run transfers', () => {
     expect(RECEIPTS_PER_PASS).toBe(16);
     expect(perPass).toEqual([16, 14, 0, 0]);
     expect(reads).toEqual(dueRows.map((r) => r.tx_hash)); // each due transfer once, in chain order; none of the others
-    expect(claims).toEqual([expect.objectContaining({ txHash: claimed, from: PAYER, nonce: NONCE, value: 5n, transferId: dueRows[20]!.id })]);
+    // Only the transfer that IS an arrival is offered, with its proof; a nonce used for something else offers nothing.
+    expect(claims).toEqual([expect.objectContaining({ txHash: claimed, from: PAYER, nonce: NONCE, value: 5n, transferId: dueRows[20]!.id, proof: PROOF })]);
     expect(await h.db.selectFrom('unmatched_transfers').select('id').where('receipt_due', '=', true).execute()).toEqual([]);
     // Read and not claimed: alerted as unmatched now (29); the claimed one is not.
     const alerted = await h.db.selectFrom('chain_alerts').select('detail').where('kind', '=', 'unmatched_transfer').execute();

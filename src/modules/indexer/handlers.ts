@@ -1,4 +1,6 @@
 import type { Address, Hex } from 'viem';
+import type { ArrivalProof } from '../../chain/arrival-proof.js';
+import type { ChainRuntime } from '../chains/service.js';
 import type { Tx } from '../../db/client.js';
 import type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent } from '../orders/authorization-events.js';
 import type { OrderPaidEvent } from './events.js';
@@ -47,12 +49,13 @@ export type ChainEventHandlers = {
 export type UnmatchedTransferSeen = { chainId: number; token: Address; from: Address; value: bigint; blockTime: Date };
 
 /**
- * An unmatched USDC transfer into the router made by `from`'s ERC-3009 authorization `nonce` (the token's
- * AuthorizationUsed in the same transaction): the x402 module's front-running path. `transferId`: its
- * unmatched_transfers row. Runs once per transfer; answers true when it owns the transfer (then no
- * unmatched_transfer alert).
+ * An unmatched USDC transfer into the router made by `from`'s ERC-3009 authorization `nonce`: the token's
+ * AuthorizationUsed(from, nonce) directly followed by this very Transfer (chain/find-arrival.ts), the x402 module's
+ * front-running path. `transferId`: its unmatched_transfers row; `proof`: the on-chain ArrivalProof of it
+ * (chain/arrival-proof.ts), built before the claim's transaction. Runs once per transfer; answers true when it owns
+ * the transfer (then no unmatched_transfer alert).
  */
-export type AuthorizedTransferEvent = UnmatchedTransferSeen & { nonce: Hex; txHash: Hex; transferId: string };
+export type AuthorizedTransferEvent = UnmatchedTransferSeen & { nonce: Hex; txHash: Hex; transferId: string; proof: ArrivalProof };
 
 /**
  * The x402 module's front-running path, in two steps. `candidate` (in the range's transaction, a database read):
@@ -62,6 +65,8 @@ export type AuthorizedTransferEvent = UnmatchedTransferSeen & { nonce: Hex; txHa
  */
 export type AuthorizedTransfers = {
   candidate: (tx: Tx, t: UnmatchedTransferSeen) => Promise<boolean>;
+  /** The arrival's proof (RPC, outside any transaction); null when the block cannot be proven (then not claimed). */
+  prove: (rt: ChainRuntime, q: { txHash: Hex; from: Address; nonce: Hex }) => Promise<ArrivalProof | null>;
   claim: (tx: Tx, e: AuthorizedTransferEvent) => Promise<boolean>;
 };
 

@@ -6,8 +6,12 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 /**
  * USDC the router pulled itself is accounted for by the router event of the same transaction:
  * payOrder pulls `amount` from the payer (OrderPaid: payer = from, amount = value, token = USDC);
+ * charge later pulls it into escrow (OrderAuthorized: the same fields), by allowance, permit, the payer's
+ * ReceiveWithAuthorization or an x402 relay; a subscription charge is pulled from the SubscriptionManager, which
+ * pulled it from the payer first (its Charged: from = the manager's address, the log's own, amount = value);
  * refund pulls `fromSubmitter` from its sender (Refunded: fromSubmitter = value). Each event accounts for
- * one transfer at most. Every other transfer to the router (a wallet's plain `transfer`) is unmatched.
+ * one transfer at most. Every other transfer to the router (a wallet's plain `transfer`, an authorization
+ * submitted to the token directly) is unmatched: only those can be attributed to an x402 payment.
  */
 export function unmatchedTransfers(transfers: TransferLog[], logs: RouterLog[], usdc: Address): TransferLog[] {
   return matchTransfers(transfers, logs, usdc).unmatched;
@@ -22,7 +26,8 @@ export function matchTransfers(transfers: TransferLog[], logs: RouterLog[], usdc
   const pulls = new Map<string, Pull[]>();
   for (const l of logs) {
     let pull: Pull | null = null;
-    if (l.eventName === 'OrderPaid' && same(l.args.token, usdc)) pull = { from: l.args.payer, value: l.args.amount, log: l };
+    if ((l.eventName === 'OrderPaid' || l.eventName === 'OrderAuthorized') && same(l.args.token, usdc)) pull = { from: l.args.payer, value: l.args.amount, log: l };
+    if (l.eventName === 'Charged') pull = { from: l.address, value: l.args.amount, log: l };
     if (l.eventName === 'Refunded' && l.args.fromSubmitter > 0n) pull = { from: null, value: l.args.fromSubmitter, log: l };
     if (!pull) continue;
     const list = pulls.get(l.transactionHash) ?? [];

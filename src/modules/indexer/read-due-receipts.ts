@@ -1,8 +1,8 @@
-import { isAddressEqual, parseEventLogs, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem';
+import { getAddress, isAddressEqual, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem';
+import { findArrivals, type Arrival } from '../../chain/find-arrival.js';
 import type { ChainRuntime } from '../chains/service.js';
 import { alertUnmatched } from './apply-logs.js';
 import type { IndexerCtx } from './context.js';
-import { AUTHORIZATION_USED_EVENT } from './events.js';
 import { indexerRepo, type DueTransfer } from './repo.js';
 
 /**
@@ -12,25 +12,28 @@ import { indexerRepo, type DueTransfer } from './repo.js';
  */
 export const RECEIPTS_PER_PASS = 16;
 
-/** The nonces of `from`'s ERC-3009 authorizations the token reports used in the transaction (AuthorizationUsed). */
-async function noncesUsed(rt: ChainRuntime, t: DueTransfer): Promise<Hex[]> {
+/**
+ * The arrival that made this very transfer (find-arrival.ts): the token's AuthorizationUsed(from, nonce) directly
+ * followed by the Transfer at the row's log index, from its sender, of its value. Only that nonce can claim it.
+ */
+async function arrivalOf(rt: ChainRuntime, t: DueTransfer): Promise<Arrival | null> {
   try {
     const receipt = await rt.publicClient.getTransactionReceipt({ hash: t.tx_hash as Hex });
-    if (receipt.status !== 'success') return [];
-    return parseEventLogs({ abi: [AUTHORIZATION_USED_EVENT], logs: receipt.logs, strict: true })
-      .filter((l) => isAddressEqual(l.address, rt.usdc) && isAddressEqual(l.args.authorizer, t.from_address as Address))
-      .map((l) => l.args.nonce);
+    if (receipt.status !== 'success') return null;
+    return findArrivals(receipt.logs, getAddress(t.token), rt.router)
+      .find((a) => a.logIndex === t.log_index && isAddressEqual(a.from, t.from_address as Address) && a.value === t.value) ?? null;
   } catch (err) {
     // Recorded at depth, so gone only after a reorg below it: nothing to claim; the transfer is alerted as unmatched.
-    if (err instanceof TransactionReceiptNotFoundError) return [];
+    if (err instanceof TransactionReceiptNotFoundError) return null;
     throw err;
   }
 }
 
 /**
  * An unmatched transfer whose sender and value matched an open verified x402 authorization (x402 front-running,
- * docs/x402.md): its transaction's receipt is read and every AuthorizationUsed of the sender is offered to the x402
- * module, which claims the transfer when it is one it verified (then the operator's call is queued in that same
+ * docs/x402.md): its transaction's receipt is read, and the one authorization whose arrival is this transfer (if any)
+ * is proven (the block's header and receipts, before the transaction) and offered to the x402 module, which claims the
+ * transfer when it is one it verified (then the operator's call, carrying the proof, is queued in that same
  * transaction). Unclaimed, it is alerted as `unmatched_transfer`, as any other. Returns the receipts read.
  */
 export async function readDueReceipts(ctx: IndexerCtx, rt: ChainRuntime, limit = RECEIPTS_PER_PASS): Promise<number> {
@@ -38,11 +41,12 @@ export async function readDueReceipts(ctx: IndexerCtx, rt: ChainRuntime, limit =
   if (!claims) return 0;
   const due = await indexerRepo.receiptsDue(ctx.db, rt.chainId, limit);
   for (const t of due) {
-    const nonces = await noncesUsed(rt, t);
+    const arrival = await arrivalOf(rt, t);
+    const proof = arrival ? await claims.prove(rt, { txHash: t.tx_hash as Hex, from: arrival.from, nonce: arrival.nonce }) : null;
     await ctx.db.transaction().execute(async (tx) => {
       if (!(await indexerRepo.takeDue(tx, t.id))) return;
-      for (const nonce of nonces) {
-        const e = { chainId: rt.chainId, token: t.token as Address, from: t.from_address as Address, value: t.value, blockTime: t.block_time, nonce, txHash: t.tx_hash as Hex, transferId: t.id };
+      if (arrival && proof) {
+        const e = { chainId: rt.chainId, token: t.token as Address, from: arrival.from, value: t.value, blockTime: t.block_time, nonce: arrival.nonce, txHash: t.tx_hash as Hex, transferId: t.id, proof };
         if (await claims.claim(tx, e)) return;
       }
       await alertUnmatched(tx, ctx, rt.chainId, t.token, t.from_address, t.value, t.tx_hash, t.block_number);

@@ -16,7 +16,7 @@ export type UnmatchedTransferRow = {
 };
 
 /** An unmatched transfer whose receipt is due (read-due-receipts.ts). */
-export type DueTransfer = { id: string; token: string; from_address: string; value: bigint; tx_hash: string; block_number: bigint; block_time: Date };
+export type DueTransfer = { id: string; token: string; from_address: string; value: bigint; tx_hash: string; block_number: bigint; block_time: Date; log_index: number };
 
 const toCursor = (r: { last_block: bigint; last_block_hash: string | null; last_block_time: Date | null } | undefined): CursorRow | null =>
   r ? { block: BigInt(r.last_block), hash: r.last_block_hash, time: r.last_block_time } : null;
@@ -97,7 +97,7 @@ export const indexerRepo = {
 
   /** The oldest `limit` unmatched transfers of the chain whose receipt is due. */
   receiptsDue: async (db: Executor, chainId: number, limit: number): Promise<DueTransfer[]> =>
-    (await db.selectFrom('unmatched_transfers').select(['id', 'token', 'from_address', 'value', 'tx_hash', 'block_number', 'block_time'])
+    (await db.selectFrom('unmatched_transfers').select(['id', 'token', 'from_address', 'value', 'tx_hash', 'block_number', 'block_time', 'log_index'])
       .where('chain_id', '=', chainId).where('receipt_due', '=', true).orderBy('block_number').orderBy('log_index').limit(limit).execute())
       .map((r) => ({ ...r, value: BigInt(r.value), block_number: BigInt(r.block_number) })),
 

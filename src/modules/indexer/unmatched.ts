@@ -32,9 +32,14 @@ export async function listUnmatchedTransfers(db: Executor, q: { limit: number; c
   }));
 }
 
-/** The x402 payment whose front-run authorization made this transfer (in the claim's transaction); its receipt is read. */
-export const linkUnmatchedTransfer = (tx: Executor, transferId: string, x402PaymentId: string) =>
-  tx.updateTable('unmatched_transfers').set({ x402_payment_id: x402PaymentId, receipt_due: false }).where('id', '=', transferId).where('x402_payment_id', 'is', null).execute();
+/**
+ * The x402 payment whose front-run authorization made this transfer (in the claim's transaction): one compare-and-set,
+ * so a transfer is claimed by one payment at most. False when it was linked already (the claim is lost: its caller
+ * rolls its transaction back).
+ */
+export const linkUnmatchedTransfer = async (tx: Executor, transferId: string, x402PaymentId: string): Promise<boolean> =>
+  (await tx.updateTable('unmatched_transfers').set({ x402_payment_id: x402PaymentId, receipt_due: false }).where('id', '=', transferId)
+    .where('x402_payment_id', 'is', null).where('resolved_at', 'is', null).returning('id').executeTakeFirst()) !== undefined;
 
 /**
  * The outcome of the operator's call for a front-run x402 payment, in the transaction that applies it: its transfer

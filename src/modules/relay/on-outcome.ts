@@ -39,7 +39,7 @@ export function relayOutcomeHandler(deps: Pick<RelayDeps, 'logger' | 'chains'>) 
     const failure = failureOf(o);
     await relayRepo.transition(tx, relay.id, 'fail', { ...gas, error_code: failure.code, error_message: failure.message });
     await relayRepo.releaseSlot(tx, relay.platform_id, relay.day_text);
-    if (!isPayerFault(o.error, relay.via)) return;
+    if (!isPayerFault(o.error)) return;
     const now = BigInt(Math.floor(deps.chains.get(relay.chain_id).clock.now().getTime() / 1000));
     await relayRepo.banPayer(tx, { payer: relay.payer, orderId: relay.order_id, until: now + PAYER_BAN_SECONDS, reason: o.error! });
     deps.logger.warn({ relay_id: relay.id, order_id: relay.order_id, payer: relay.payer, reason: o.error }, 'gasless relay failed for a cause the payer controls; payer refused gasless for 24 h and on this order');

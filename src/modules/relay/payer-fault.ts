@@ -17,16 +17,17 @@ const PAYER_FAULTS: RegExp[] = [
   /^out of gas$/,
 ];
 
-const AUTHORIZATION_USED = /^Error: FiatTokenV2: authorization is used or canceled$/;
+/** The token's revert when the authorization's nonce was used or cancelled before the relay (x402/front-run.ts lifts it). */
+export const AUTHORIZATION_USED_REASON = 'Error: FiatTokenV2: authorization is used or canceled';
 
 /**
- * `via` is the relay's: an x402 authorization names only the router and the amount, so anyone holding it may submit
- * it to the token first (front-running). Its relay then fails on the used nonce without the payer's doing, and the
- * payment is completed from the funds it moved (x402/front-run.ts): no ban for that reason on an x402 relay.
+ * A used or cancelled authorization is the payer's doing for every relay, x402 included: the payer can cancel its own
+ * nonce in the relay's block for free and make the relayer pay for a revert. Only a proven front-run (the indexer saw
+ * the nonce's AuthorizationUsed directly followed by its Transfer into the router: somebody USED it to pay the router)
+ * is not, and the x402 module lifts that ban when it claims the transfer (relay/lift-ban.ts).
  */
-export function isPayerFault(reason: string | null, via?: string): boolean {
+export function isPayerFault(reason: string | null): boolean {
   if (reason === null) return false;
-  if (via === 'x402' && AUTHORIZATION_USED.test(reason)) return false;
   return PAYER_FAULTS.some((r) => r.test(reason));
 }
 

@@ -1,10 +1,12 @@
 import type { Caller } from '../orders/prepare.js';
+import type { AuthorizedTransfers } from '../indexer/handlers.js';
 import type { OutcomeHandler } from '../operator-txs/types.js';
 import type { X402Deps } from './context.js';
 import { createRequirements, settleForPlatform, verifyForPlatform, type FacilitatorBody, type RequirementsInput } from './facilitator.js';
 import { frontRunCandidate, frontRunHandler, frontRunOutcomeHandlers } from './front-run.js';
 import { withX402Outcome } from './on-outcome.js';
 import { payByToken } from './pay.js';
+import { proveArrival } from './prove.js';
 
 export { x402Url } from './context.js';
 
@@ -18,7 +20,7 @@ export function createX402(deps: X402Deps) {
     /** The relay's outcome handler, followed by the x402 payment's own transition (registered for purpose 'relay'). */
     outcomeHandler: (relayHandler: OutcomeHandler) => withX402Outcome(relayHandler),
     /** The indexer's front-running path (an authorization this service verified, submitted to the token directly). */
-    authorizedTransfers: { candidate: frontRunCandidate, claim: frontRunHandler(deps) },
+    authorizedTransfers: { candidate: frontRunCandidate, prove: (rt, q) => proveArrival(deps, rt, q), claim: frontRunHandler(deps) } satisfies AuthorizedTransfers,
     /** Outcomes of the operator's attributeTransfer / returnTransfer (purposes 'x402_attribute', 'x402_return'). */
     frontRunOutcomeHandlers: frontRunOutcomeHandlers(deps),
   };

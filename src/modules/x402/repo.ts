@@ -27,7 +27,7 @@ export interface X402PaymentsTable {
   created_at: ColumnType<Date, Date | undefined, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
-type Ext = { x402_payments: X402PaymentsTable; relays: { id: string; operator_tx_id: string; state: string }; operator_txs: { id: string; state: string; tx_hash: string | null; error: string | null } };
+type Ext = { x402_payments: X402PaymentsTable; relays: { id: string; operator_tx_id: string; state: string }; operator_txs: { id: string; state: string; tx_hash: string | null; error: string | null; calldata: string } };
 const x = (db: Executor) => (db as Db).withTables<Ext>() as unknown as Kysely<DB & Ext>;
 
 export type X402PaymentRow = Selectable<X402PaymentsTable>;
@@ -91,6 +91,10 @@ export const x402Repo = {
     (await x(db).selectFrom('x402_payments').select('id').where('chain_id', '=', t.chainId).where('payer', '=', t.payer)
       .where('value', '=', t.value.toString()).where(sql`lower(token_address)`, '=', t.token.toLowerCase()).where('status', 'in', ['pending', 'failed'])
       .where('valid_after', '<', t.blockSeconds.toString()).where('valid_before', '>', t.blockSeconds.toString()).limit(1).executeTakeFirst()) !== undefined,
+
+  /** The calldata of an operator intent (the attributeTransfer a return follows). */
+  intentCalldata: async (tx: Executor, operatorTxId: string) =>
+    (await x(tx).selectFrom('operator_txs').select('calldata').where('id', '=', operatorTxId).executeTakeFirstOrThrow()).calldata as `0x${string}`,
 
   byId: (tx: Executor, id: string) => x(tx).selectFrom('x402_payments').selectAll().where('id', '=', id).executeTakeFirst(),
 
