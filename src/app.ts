@@ -142,7 +142,8 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
     rates, opts.now), { name: 'user', perSecond: rates.perSecond, burst: rates.burst }));
   // The secret-key relay's refusals count per platform (its backend relays for many buyers from one address).
   app.use('/v1/orders/:id/relay', limitRelayRefusals({ ...relayRefusals, by: 'caller' }));
-  app.use('/v1/x402/*', limitRelayRefusals({ ...relayRefusals, by: 'caller' }));
+  // x402 facilitator: per end client (the paywall's buyer, Trisettle-Client-Address) within the platform, and a platform total.
+  app.use('/v1/x402/*', limitRelayRefusals({ ...relayRefusals, by: 'end-client' }));
   app.use('/_/*', resolvePrincipal(gate));
   app.use('/metrics', resolvePrincipal(gate));
   app.use('/v1/*', idempotency());

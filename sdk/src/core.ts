@@ -93,8 +93,9 @@ export class Core {
    * One API call. POST and DELETE carry an Idempotency-Key (a UUID unless given) that every retry
    * reuses, so a retry after a lost response replays the stored answer instead of acting twice.
    */
-  async request<T>(method: Method, path: string, o: RequestOptions & { query?: Query; body?: unknown; observe?: AttemptObserver } = {}): Promise<T> {
+  async request<T>(method: Method, path: string, o: RequestOptions & { query?: Query; body?: unknown; observe?: AttemptObserver; headers?: Record<string, string> } = {}): Promise<T> {
     const headers: Record<string, string> = {
+      ...o.headers,
       Authorization: `Bearer ${this.#secretKey}`,
       Accept: 'application/json',
       'User-Agent': `trisettle-sdk-node/${SDK_VERSION}`,

@@ -10,104 +10,13 @@ import { createServer, type Server } from 'node:http';
 import express from 'express';
 import { Hono } from 'hono';
 import { verifyTypedData, type Address, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodePaymentResponseHeader, wrapFetchWithPayment, wrapFetchWithPaymentFromConfig, x402Client } from '@x402/fetch';
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm';
-import { Trisettle } from '@trisettle/sdk';
 import { createX402Paywall, decodeX402Header, encodeX402Header, type X402PaymentPayload, type X402PaymentRequired } from '@trisettle/sdk/x402';
-import { x402Paywall as honoPaywall, type X402Env } from '@trisettle/sdk/x402/hono';
+import { x402Paywall as honoPaywall } from '@trisettle/sdk/x402/hono';
 import { x402Paywall as expressPaywall } from '@trisettle/sdk/x402/express';
-
-const USDC_BASE_SEPOLIA = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-const ROUTER = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
-
-type Call = { path: string; body: Record<string, unknown> };
-type SettleAnswer = { status: number; body: unknown };
-
-/**
- * A stand-in for the API: requirements in base units (6 decimals); settle answers what the test says, behind the
- * service's Idempotency-Key rules (same key: the stored answer with Idempotent-Replayed; still running: 409).
- */
-function fakeService(secretKey = 'sk_live_test', o: { maxRetries?: number; overlap?: boolean } = {}) {
-  const calls: Call[] = [];
-  let seq = 0;
-  let settle: SettleAnswer = { status: 200, body: null };
-  let loseNextAnswer = false;
-  const stored = new Map<string, { status: number; text: string } | 'running'>();
-  // A settle in progress finishes only once another request for the same key has been told 409 (deterministic overlap).
-  let overlapSeen: () => void = () => {};
-  const overlap = new Promise<void>((r) => { overlapSeen = r; });
-  const requirements = (body: Record<string, unknown>) => {
-    const n = ++seq;
-    const [whole, frac = ''] = String(body.amount).split('.');
-    const amount = (BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'))).toString();
-    const pr: X402PaymentRequired = {
-      x402Version: 2,
-      resource: { url: String(body.resource), description: String(body.description ?? ''), mimeType: 'application/json' },
-      accepts: [{ scheme: 'exact', network: 'eip155:84532', amount, asset: USDC_BASE_SEPOLIA, payTo: ROUTER, maxTimeoutSeconds: 300, extra: { name: 'USDC', version: '2', trisettle_session: `cs_${n}` } }],
-    };
-    return Response.json({ session_id: `cs_${n}`, order_id: `ord_${n}`, x402_url: `http://svc/x402/cs_live_${n}`, payment_required: pr }, { status: 201 });
-  };
-  const settleOnce = async (key: string, body: Record<string, unknown>) => {
-    const prior = stored.get(key);
-    if (prior === 'running') overlapSeen();
-    if (prior === 'running') return Response.json({ error: { code: 'idempotency_key_in_use', type: 'invalid_request_error', message: 'running' } }, { status: 409 });
-    if (prior) return new Response(prior.text, { status: prior.status, headers: { 'content-type': 'application/json', 'Idempotent-Replayed': 'true' } });
-    stored.set(key, 'running');
-    if (o.overlap) await overlap;
-    const answer = typeof settle.body === 'function' ? (settle.body as (b: unknown) => unknown)(body) : settle.body;
-    const text = JSON.stringify(answer);
-    if (settle.status < 500) stored.set(key, { status: settle.status, text }); else stored.delete(key);
-    return new Response(text, { status: settle.status, headers: { 'content-type': 'application/json' } });
-  };
-  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(String(input));
-    const body = JSON.parse(String(init?.body ?? '{}')) as Record<string, unknown>;
-    calls.push({ path: url.pathname, body });
-    if (url.pathname === '/v1/x402/requirements') return requirements(body);
-    if (url.pathname === '/v1/x402/settle') {
-      const res = await settleOnce(new Headers(init?.headers).get('idempotency-key') ?? String(Math.random()), body);
-      if (loseNextAnswer) {
-        loseNextAnswer = false;
-        throw new TypeError('fetch failed (socket hang up)');
-      }
-      return res;
-    }
-    return Response.json({ error: { code: 'not_found', type: 'invalid_request_error', message: 'no' } }, { status: 404 });
-  }) as typeof globalThis.fetch;
-  const client = new Trisettle({ secretKey, baseUrl: 'http://svc', fetch, maxRetries: o.maxRetries ?? 0, retryDelayMs: 1 });
-  return {
-    client, calls,
-    count: (path: string) => calls.filter((c) => c.path === path).length,
-    answerSettle(a: SettleAnswer) { settle = a; },
-    /** The next settle runs on the service, and its answer is lost on the way back. */
-    loseNextAnswer() { loseNextAnswer = true; },
-  };
-}
-
-const confirmedSettle = (body: { paymentPayload: X402PaymentPayload }) => ({
-  success: true, payer: (body.paymentPayload.payload as { authorization: { from: string } }).authorization.from,
-  transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:84532',
-  order: { object: 'x402_receipt', order_id: 'ord_1', state: 'pending_payment', amount: '0.05', token_address: USDC_BASE_SEPOLIA, computed_split: { service_fee: '500', platform_fee: '2500', merchant_gross: '47000', reserve_hold: '4700', merchant_available: '42300' } },
-});
-
-const buyer = privateKeyToAccount(generatePrivateKey());
-const stockFetch = (fetchImpl: typeof globalThis.fetch) =>
-  wrapFetchWithPaymentFromConfig(fetchImpl, { schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(buyer) }] });
-
-function honoApp(svc: ReturnType<typeof fakeService>, extra: Partial<Parameters<typeof honoPaywall>[0]> = {}) {
-  const app = new Hono<X402Env>();
-  let handled = 0;
-  app.get('/report', honoPaywall({ client: svc.client, merchantId: 'acme', price: '0.05', description: 'A report', metadata: { sku: 'r1' }, ...extra }), (c) => {
-    handled++;
-    return c.json({ report: 'ok', paid_by: c.get('x402').payer, order: c.get('x402').order?.order_id });
-  });
-  app.get('/premium', honoPaywall({ client: svc.client, merchantId: 'acme', price: '10.00' }), (c) => { handled++; return c.json({ premium: true }); });
-  app.onError((err, c) => c.json({ error: err.message }, 500));
-  const fetchApp = ((input: RequestInfo | URL, init?: RequestInit) => app.fetch(new Request(input, init))) as typeof globalThis.fetch;
-  return { app, fetchApp, handled: () => handled };
-}
+import { buyer, confirmedSettle, fakeService, honoApp, ROUTER, stockFetch, USDC_BASE_SEPOLIA } from './x402-fakes.js';
 
 describe('the unpaid request', () => {
   it('answers 402 with the v2 PAYMENT-REQUIRED header (base64 JSON) equal to the JSON body, for a fresh order', async () => {
@@ -121,7 +30,7 @@ describe('the unpaid request', () => {
     expect(JSON.parse(Buffer.from(res.headers.get('PAYMENT-REQUIRED')!, 'base64').toString('utf8'))).toEqual(body);
     expect(body).toMatchObject({ x402Version: 2, resource: { url: 'http://shop.test/report?q=1' }, accepts: [{ scheme: 'exact', amount: '50000', payTo: ROUTER }] });
     expect(body.extensions?.trisettle).toMatchObject({ info: { binding: expect.stringMatching(/^[\w-]{43}$/) } });
-    expect(svc.calls).toEqual([{ path: '/v1/x402/requirements', body: { merchant_id: 'acme', amount: '0.05', resource: 'http://shop.test/report?q=1', description: 'A report', metadata: { sku: 'r1' } } }]);
+    expect(svc.calls.map(({ path, body }) => ({ path, body }))).toEqual([{ path: '/v1/x402/requirements', body: { merchant_id: 'acme', amount: '0.05', resource: 'http://shop.test/report?q=1', description: 'A report', metadata: { sku: 'r1' } } }]);
     expect(handled()).toBe(0);
   });
 
@@ -153,7 +62,9 @@ describe('the paid retry (stock @x402/fetch + @x402/evm)', () => {
     expect(settle.paymentPayload.extensions).toBeUndefined(); // the binding is ours; the service gets what it issued
     // What the agent signed: USDC's TransferWithAuthorization to the router for exactly the amount.
     const { authorization: a, signature } = settle.paymentPayload.payload as { authorization: Record<string, string>; signature: Hex };
-    expect(a).toMatchObject({ from: buyer.address, to: ROUTER, value: '50000', validAfter: '0' });
+    // In one spelling (lower-case hex), whatever the client's: a re-cased copy is the same payment.
+    expect(a).toMatchObject({ from: buyer.address.toLowerCase(), to: ROUTER.toLowerCase(), value: '50000', validAfter: '0' });
+    expect(a.nonce).toMatch(/^0x[0-9a-f]{64}$/);
     const valid = await verifyTypedData({
       address: buyer.address, signature, primaryType: 'TransferWithAuthorization',
       domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC_BASE_SEPOLIA },

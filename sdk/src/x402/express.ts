@@ -10,6 +10,8 @@ export type ExpressLikeRequest = {
   method: string;
   protocol: string;
   originalUrl: string;
+  /** The client's address (Express follows `trust proxy` for it). */
+  ip?: string | undefined;
   get(name: string): string | undefined;
 };
 export type ExpressLikeResponse = {
@@ -24,7 +26,7 @@ export function x402Paywall(options: X402PaywallOptions) {
   return (req: ExpressLikeRequest, res: ExpressLikeResponse, next: (err?: unknown) => void): void => {
     // req.protocol and the Host header follow Express's `trust proxy` setting, as the URL the client used.
     const url = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.originalUrl}`;
-    decide({ method: req.method, url, header: (name) => req.get(name) }).then((decision) => {
+    decide({ method: req.method, url, header: (name) => req.get(name), clientAddress: req.ip }).then((decision) => {
       res.set(decision.headers);
       if (!decision.paid) {
         res.status(decision.status).json(decision.body);

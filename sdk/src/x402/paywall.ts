@@ -4,6 +4,7 @@
  * only translate requests and responses.
  */
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import { CORE, Trisettle } from '../client.js';
 import type { Core } from '../core.js';
 import { TrisettleError } from '../errors.js';
@@ -11,6 +12,7 @@ import type { X402SettleResult } from './api.js';
 import { bindPaymentRequired, isBound, withoutBinding, type BindingScope } from './binding.js';
 import { RequirementsCache } from './cache.js';
 import { encodeX402Header, parsePaymentPayload } from './headers.js';
+import { screenPayment, type ExactAuthorization } from './screen.js';
 import {
   PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER,
   type X402PaymentPayload, type X402PaymentRequired, type X402SettleResponse,
@@ -22,6 +24,8 @@ export type X402HttpRequest = {
   /** The full URL the client requested (scheme, host, path, query): it becomes `resource.url`. */
   url: string;
   header(name: string): string | undefined;
+  /** The end client's IP address as the framework sees it (Express: req.ip; Hono on Node: the socket's peer). */
+  clientAddress?: string | undefined;
 };
 
 export type X402PaywallOptions = {
@@ -45,6 +49,20 @@ export type X402PaywallOptions = {
   requirementsCacheKey?: (req: X402HttpRequest) => string;
   /** Cached PaymentRequired objects kept at most (oldest dropped first). Default 1000. */
   maxCachedRequirements?: number;
+  /**
+   * The end client's IP address, sent to the service (Trisettle-Client-Address) so refused payments are counted
+   * per end client, not against the platform's server. Default: the adapter's (Express `req.ip`, which follows
+   * `trust proxy`; Hono on @hono/node-server the socket's peer). Give it behind a proxy the adapter does not know.
+   */
+  clientAddress?: (req: X402HttpRequest) => string | undefined;
+  /**
+   * Default false: a 65-byte signature that does not recover to the payer is refused here, without calling the
+   * service (junk costs nothing). true: forwarded to the service, for payers whose contract wallet signs with 65
+   * bytes (a 1-of-1 Safe). Other lengths (ERC-1271, ERC-6492) always go to the service, which checks them on chain.
+   */
+  contractWallets?: boolean;
+  /** Seconds since the epoch (tests). */
+  now?: () => number;
 };
 
 /** What a paid request's handler sees (Hono: `c.get('x402')`, Express: `res.locals.x402`). */
@@ -118,7 +136,17 @@ class Paywall {
       return this.#offer(req, `invalid_payload: ${(err as Error).message}`);
     }
     if (!isBound(this.#key, payload, this.#scope(req))) return this.#offer(req, 'payment_not_for_this_resource');
-    return this.#settle(payload);
+    // Everything that can be refused without the chain is refused here: junk never reaches the service.
+    const now = this.o.now?.() ?? Math.floor(Date.now() / 1000);
+    const screened = screenPayment(payload, now, { contractWallets: this.o.contractWallets === true });
+    if (!screened.ok) return settleFailedReply(payload, screened.reason, screened.payer);
+    return this.#settle(screened.payload, screened.auth, screened.signature, this.#clientAddress(req));
+  }
+
+  /** The end client's address when it is an IP address (anything else is not sent). */
+  #clientAddress(req: X402HttpRequest): string | undefined {
+    const address = (this.o.clientAddress ? this.o.clientAddress(req) : req.clientAddress)?.trim();
+    return address && isIP(address.replace(/^\[|\]$/g, '')) !== 0 ? address.replace(/^\[|\]$/g, '') : undefined;
   }
 
   /** A 402 naming a fresh order (or the cached one for this route, price and key). */
@@ -145,19 +173,17 @@ class Paywall {
    * payment, as success), which would let a client replay its PAYMENT-SIGNATURE for the resource again: so the
    * call carries an Idempotency-Key derived from the authorization, and an answer the service replays
    * (Idempotent-Replayed) is refused, unless every earlier attempt of this very call got no response (then the
-   * replay is our own lost answer). Replays after the key's 24 h are refused as expired authorizations.
+   * replay is our own lost answer). The key is taken from the payload in one spelling (screen.ts), so a re-cased
+   * copy is the same payment; and the service answers success for a payment once only, whatever the key.
    */
-  async #settle(payload: X402PaymentPayload): Promise<X402Decision> {
-    const auth = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown; validBefore?: unknown } }).authorization;
-    if (typeof auth?.validBefore === 'string' && /^\d{1,20}$/.test(auth.validBefore) && Number(auth.validBefore) * 1000 < Date.now()) {
-      return settleFailedReply(payload, 'invalid_exact_evm_payload_authorization_valid_before');
-    }
+  async #settle(payload: X402PaymentPayload, auth: ExactAuthorization, signature: string, clientAddress: string | undefined): Promise<X402Decision> {
     const attempts: (Headers | null)[] = [];
     let result: X402SettleResult;
     try {
       result = await this.#core.request<X402SettleResult>('POST', '/v1/x402/settle', {
         body: { x402Version: 2, paymentPayload: withoutBinding(payload), paymentRequirements: payload.accepted },
-        idempotencyKey: settleKey(payload, auth), observe: (h) => attempts.push(h),
+        idempotencyKey: settleKey(payload, auth, signature), observe: (h) => attempts.push(h),
+        ...(clientAddress ? { headers: { [CLIENT_ADDRESS_HEADER]: clientAddress } } : {}),
       });
     } catch (err) {
       // The service refused the request itself (4xx, e.g. the same payment in flight: 409): the client may pay again.
@@ -182,10 +208,12 @@ class Paywall {
   }
 }
 
-/** The same payment (session, payer, nonce, signature) always gets the same key; anything else another. */
-function settleKey(payload: X402PaymentPayload, auth: { from?: unknown; nonce?: unknown } | undefined): string {
-  const signature = (payload.payload as { signature?: unknown }).signature;
-  const id = JSON.stringify([payload.accepted.extra.trisettle_session, String(auth?.from ?? '').toLowerCase(), auth?.nonce, String(signature ?? '').toLowerCase()]);
+/** The end client's address, which the service's refusal bucket counts by (secret-key callers only). */
+export const CLIENT_ADDRESS_HEADER = 'Trisettle-Client-Address';
+
+/** The same payment (session, payer, nonce, signature, each lower-case hex) always gets the same key; anything else another. */
+function settleKey(payload: X402PaymentPayload, auth: ExactAuthorization, signature: string): string {
+  const id = JSON.stringify([payload.accepted.extra.trisettle_session, auth.from, auth.nonce, signature]);
   return `x402-settle-${createHash('sha256').update(id).digest('hex')}`;
 }
 

@@ -1,9 +1,18 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { callerOf, platformIdOf } from '../middleware/auth.js';
+import { markRefused } from '../middleware/relay-refusals.js';
 import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse } from '../openapi.js';
 import {
   FacilitatorRequest, PaymentRequiredSchema, RequirementsRequest, RequirementsResponse, SettleResponse, VerifyResponse, X402Receipt, X402TokenParams,
 } from '../../modules/x402/schemas.js';
+
+/** The facilitator endpoints' headers: the Idempotency-Key, and the end client a platform's paywall serves. */
+const FacilitatorHeaders = IdempotencyHeader.extend({
+  'trisettle-client-address': z.string().max(64).optional().openapi({
+    description: 'The IP address of the end client your paywall is serving (the SDK paywall sends it): refused payments count per end client '
+      + '(RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE each, 50 times that for the platform), not against your server. Must be an IP address (else 422).',
+  }),
+});
 
 const base64Json = (what: string) => ({ schema: { type: 'string' as const }, description: `Base64 of the JSON ${what} (x402 v2)` });
 
@@ -33,15 +42,16 @@ const verify = createRoute({
   method: 'post', path: '/v1/x402/verify', tags: ['x402'], summary: 'Verify an x402 payment for one of your sessions (facilitator verify; nothing is sent)',
   description: 'The x402 facilitator shape (camelCase, docs/decisions.md). The session is paymentRequirements.extra.trisettle_session; another '
     + 'platform\'s is 404. A refused payment is 200 with isValid false and the x402 invalidReason.',
-  ...access.secret(), request: { headers: IdempotencyHeader, body: jsonBody(FacilitatorRequest) },
+  ...access.secret(), request: { headers: FacilitatorHeaders, body: jsonBody(FacilitatorRequest) },
   responses: { 200: jsonResponse(VerifyResponse, 'The verdict'), ...errors(400, 401, 403, 404, 413, 422, 429, 503) },
 });
 const settle = createRoute({
   method: 'post', path: '/v1/x402/settle', tags: ['x402'], summary: 'Settle an x402 payment for one of your sessions (facilitator settle)',
   description: 'Verifies, relays payOrderWithTransfer with the relayer (gasless budgets and caps) and waits until mined (X402_SETTLE_WAIT_MS; '
-    + 'past it errorReason settlement_pending with the transaction). Idempotent per payload: the same authorization again is answered from '
-    + 'its payment, never sent twice.',
-  ...access.secret(), request: { headers: IdempotencyHeader, body: jsonBody(FacilitatorRequest) },
+    + 'past it errorReason settlement_pending with the transaction). The same authorization again is never sent twice: it is answered from '
+    + 'its payment, and only the first answer that reports it paid is success true; any later one (a replay, re-cased or not) is success false, '
+    + 'errorReason invalid_exact_evm_nonce_already_used, with the transaction. Repeat a lost answer with the same Idempotency-Key.',
+  ...access.secret(), request: { headers: FacilitatorHeaders, body: jsonBody(FacilitatorRequest) },
   responses: { 200: jsonResponse(SettleResponse, 'The outcome and the order\'s receipt'), ...errors(400, 401, 403, 404, 413, 422, 429, 503) },
 });
 
@@ -51,5 +61,15 @@ export const x402Routes = createRouter()
     return c.json(a.body as never, a.status, a.headers) as never;
   })
   .openapi(requirements, async (c) => c.json(await c.get('services').x402.requirements(callerOf(c.get('principal')), c.req.valid('json')), 201))
-  .openapi(verify, async (c) => c.json(await c.get('services').x402.verify(platformIdOf(c.get('principal')), c.req.valid('json')), 200))
-  .openapi(settle, async (c) => c.json(await c.get('services').x402.settle(platformIdOf(c.get('principal')), c.req.valid('json')), 200));
+  .openapi(verify, async (c) => {
+    const x402 = c.get('services').x402;
+    const answer = await x402.verify(platformIdOf(c.get('principal')), c.req.valid('json'));
+    if (x402.countsAsRefusal(answer)) markRefused(c);
+    return c.json(answer, 200);
+  })
+  .openapi(settle, async (c) => {
+    const x402 = c.get('services').x402;
+    const answer = await x402.settle(platformIdOf(c.get('principal')), c.req.valid('json'));
+    if (x402.countsAsRefusal(answer)) markRefused(c);
+    return c.json(answer, 200);
+  });

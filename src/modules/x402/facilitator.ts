@@ -103,8 +103,11 @@ export async function verifyForPlatform(deps: X402Deps, platformId: string, body
 }
 
 /**
- * POST /v1/x402/settle: verify, relay, wait until mined (wait.ts). Idempotent per payload: the same authorization
- * again (same payer, nonce and signature, for this session) is answered from its payment, never sent twice.
+ * POST /v1/x402/settle: verify, relay, wait until mined (wait.ts). The same authorization again (same payer,
+ * nonce and signature, for this session: a lost answer, or a replay) is never sent twice: it waits on its
+ * payment, and only the first answer that reports it paid is `success: true` (x402Repo.claimAnswer); every other
+ * is `success: false, errorReason: invalid_exact_evm_nonce_already_used` with the payment's transaction, so a
+ * paywall serves one response per payment. A platform's own lost answer is replayed by its Idempotency-Key.
  */
 export async function settleForPlatform(deps: X402Deps, platformId: string, body: FacilitatorBody) {
   const c = await prepare(deps, platformId, body);
@@ -127,11 +130,26 @@ export async function settleForPlatform(deps: X402Deps, platformId: string, body
     }
   }
   const result = await waitForSettlement(deps, payment.id);
-  const order = await orderNow(deps, c.found.session.id);
-  if (result.outcome === 'mined') return { ...settleResponse({ success: true, transaction: result.txHash, network, payer }), order: receiptOf(order) };
+  const order = receiptOf(await orderNow(deps, c.found.session.id));
+  if (result.outcome === 'mined') {
+    if (await x402Repo.claimAnswer(deps.db, payment.id)) return { ...settleResponse({ success: true, transaction: result.txHash, network, payer }), order };
+    return { ...settleResponse({ success: false, errorReason: ALREADY_ANSWERED.reason, transaction: result.txHash, network, payer }), errorMessage: ALREADY_ANSWERED.message, order };
+  }
   const reason = result.outcome === 'pending' ? 'settlement_pending' : result.reason;
-  return { ...settleResponse({ success: false, errorReason: reason, transaction: result.txHash, network, payer }), order: receiptOf(order) };
+  return { ...settleResponse({ success: false, errorReason: reason, transaction: result.txHash, network, payer }), order };
 }
+
+/** Refusals that are the service's own state, not the payer's doing: not counted in the refusal bucket. */
+const NOT_THE_PAYERS = new Set(['settlement_pending', 'trisettle_cap_reached', 'trisettle_relayer_budget_spent', 'trisettle_relay_unavailable', 'trisettle_order_already_paying']);
+/** Whether a verify or settle answer counts as a refusal of the end client (api/middleware/relay-refusals.ts). */
+export const countsAsRefusal = (r: { isValid?: boolean; success?: boolean; invalidReason?: string; errorReason?: string }): boolean =>
+  (r.isValid === false || r.success === false) && !NOT_THE_PAYERS.has(r.invalidReason ?? r.errorReason ?? '');
+
+/** A paid payment presented again: it paid for one response, which was answered already. */
+export const ALREADY_ANSWERED = {
+  reason: 'invalid_exact_evm_nonce_already_used',
+  message: 'This authorization already paid, and its success was answered once; one payment pays for one response.',
+} as const;
 
 const orderNow = async (deps: X402Deps, sessionId: string): Promise<OrderRow> => (await x402Repo.sessionById(deps.db, sessionId))!.order;
 

@@ -2,7 +2,7 @@ import type { Caller } from '../orders/prepare.js';
 import type { AuthorizedTransfers } from '../indexer/handlers.js';
 import type { OutcomeHandler } from '../operator-txs/types.js';
 import type { X402Deps } from './context.js';
-import { createRequirements, settleForPlatform, verifyForPlatform, type FacilitatorBody, type RequirementsInput } from './facilitator.js';
+import { countsAsRefusal, createRequirements, settleForPlatform, verifyForPlatform, type FacilitatorBody, type RequirementsInput } from './facilitator.js';
 import { frontRunCandidate, frontRunHandler, frontRunOutcomeHandlers } from './front-run.js';
 import { withX402Outcome } from './on-outcome.js';
 import { payByToken } from './pay.js';
@@ -17,6 +17,8 @@ export function createX402(deps: X402Deps) {
     requirements: (caller: Caller, input: RequirementsInput) => createRequirements(deps, caller, input),
     verify: (platformId: string, body: FacilitatorBody) => verifyForPlatform(deps, platformId, body),
     settle: (platformId: string, body: FacilitatorBody) => settleForPlatform(deps, platformId, body),
+    /** A verify or settle answer that the refusal bucket counts against its end client. */
+    countsAsRefusal,
     /** The relay's outcome handler, followed by the x402 payment's own transition (registered for purpose 'relay'). */
     outcomeHandler: (relayHandler: OutcomeHandler) => withX402Outcome(relayHandler),
     /** The indexer's front-running path (an authorization this service verified, submitted to the token directly). */

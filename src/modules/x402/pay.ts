@@ -6,6 +6,7 @@ import { latestBlock } from '../relay/latest-block.js';
 import { adoptUsedAuthorization } from './adopt.js';
 import { onChain, paymentRequiredAnswer, receiptOf, settleResponse, type X402Answer } from './answer.js';
 import type { X402Deps } from './context.js';
+import { ALREADY_ANSWERED } from './facilitator.js';
 import { decodePaymentSignature } from './payload.js';
 import { x402Repo, type SessionWithOrder } from './repo.js';
 import { checkPayable, encodeHeader, paymentRequiredOf } from './requirements.js';
@@ -56,6 +57,7 @@ export async function payByToken(deps: X402Deps, token: string, header: string |
     const result = await waitForSettlement(deps, payment.id);
     const network = `eip155:${found.order.chain_id}`;
     const payer = verified.auth.from;
+    if (result.outcome === 'mined' && !(await x402Repo.claimAnswer(deps.db, payment.id))) return offer(ALREADY_ANSWERED.reason, ALREADY_ANSWERED.message);
     if (result.outcome === 'mined') {
       const order = (await x402Repo.sessionById(deps.db, found.session.id))!.order;
       const response = settleResponse({ success: true, transaction: result.txHash, network, payer });

@@ -24,6 +24,8 @@ export interface X402PaymentsTable {
   relay_id: string | null;
   tx_hash: string | null;
   error: string | null;
+  /** When a settle answer first reported this payment paid (migrations/033): later answers are refusals. */
+  answered_at: ColumnType<Date | null, Date | null | undefined, Date>;
   created_at: ColumnType<Date, Date | undefined, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
@@ -95,6 +97,13 @@ export const x402Repo = {
   /** The calldata of an operator intent (the attributeTransfer a return follows). */
   intentCalldata: async (tx: Executor, operatorTxId: string) =>
     (await x(tx).selectFrom('operator_txs').select('calldata').where('id', '=', operatorTxId).executeTakeFirstOrThrow()).calldata as `0x${string}`,
+  /**
+   * Claims the one "paid" answer of a payment (compare-and-set): true for the first caller only, so a payment
+   * presented again (replayed, re-cased, or twice at once) serves its resource once.
+   */
+  claimAnswer: async (db: Executor, id: string) =>
+    (await x(db).updateTable('x402_payments').set({ answered_at: new Date() }).where('id', '=', id).where('answered_at', 'is', null)
+      .returning('id').executeTakeFirst()) !== undefined,
 
   byId: (tx: Executor, id: string) => x(tx).selectFrom('x402_payments').selectAll().where('id', '=', id).executeTakeFirst(),
 
