@@ -12,6 +12,7 @@ import { createInvitationsService } from './modules/invitations/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
 import { createOrdersService, createOrderTransitions } from './modules/orders/index.js';
 import { createIndexer, type ChainEventHandlers } from './modules/indexer/service.js';
+import { indexedUntil } from './modules/indexer/repo.js';
 import { createHealthService } from './modules/health/service.js';
 import { createIdempotencyService } from './modules/idempotency/service.js';
 import { createKeysService } from './modules/keys/index.js';
@@ -146,7 +147,18 @@ export function createServices(deps: ServiceDeps) {
     platforms,
     events: createEventsService(db),
     webhooks: createWebhooksService({ db, config, secrets: webhookSecrets, clock, logger, wake: () => deliverer.poke() }),
-    testHelpers: createTestHelpers({ db, chains }),
+    // The test clock bills each period a move passes: it drives these between its steps (docs/subscriptions.md).
+    testHelpers: createTestHelpers({ db, chains, pipeline: {
+      index: (chainId) => indexer.runOnce(chainId),
+      async chargeDue(chainId) {
+        const until = await indexedUntil(db, chainId);
+        if (until) while ((await subscriptions.chargeDue(chainId, until.time)) > 0);
+      },
+      // A sender loop of this process is asked for a pass (never a second pass beside it); without one, a pass here.
+      send: async (chainId) => (operatorTxs.running(chainId) ? operatorTxs.poke('operator') : operatorTxs.runOnce(chainId)),
+      check: subscriptions.checkClockMove,
+      billing: subscriptions.billingState,
+    } }),
     requestLogs: createRequestLogs(db, logger, { maxBytes: config.requestLogQueueMaxBytes, metrics }),
     timelines: createTimelines({ db, chains, orders, merchants }),
     webhookSecrets,

@@ -12,13 +12,16 @@ import { toBytes32Id } from '../../src/chain/eip712.js';
 import { formatUnits } from '../../src/lib/money.js';
 import { computeSplit } from '../../src/modules/orders/split.js';
 import { permissionFromJson } from '../../src/modules/subscriptions/permission.js';
+import { MAX_PERIODS_PER_MOVE } from '../../src/modules/subscriptions/test-clock.js';
 import { createServices } from '../../src/services.js';
 import { sweepSubscriptions } from '../../src/workers.js';
 import { balances, changes, chargeLaterFlow, driveAtDepth, units, type ChargeLaterFlow } from '../helpers/charge-later-flow.js';
 import { deploySafe, deploySafeStack, SAFE_ARTIFACTS, signSafeHash } from '../helpers/safe.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+const noncesAbi = [{ type: 'function', name: 'nonces', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ type: 'uint256' }] }] as const;
 const MONTH = 2_592_000;
+const DAY = 86_400;
 
 describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
   let t: ChargeLaterFlow;
@@ -38,9 +41,9 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
   }
   const approve = async (who: LocalAccount, value: bigint) =>
     t.f.chain.confirm(await t.f.chain.walletClientFor(who).writeContract({ address: t.f.chain.usdc, abi: erc20Abi, functionName: 'approve', args: [manager(), value] }));
-  async function create(amount = '10.00', merchantId: string = t.setup.m.external_id) {
+  async function create(amount = '10.00', merchantId: string = t.setup.m.external_id, terms: Record<string, unknown> = {}) {
     await t.syncClock();
-    const res = await t.api('POST', '/v1/subscriptions', { merchant_id: merchantId, chain_id: 84532, token: 'USDC', amount, interval: 'month' });
+    const res = await t.api('POST', '/v1/subscriptions', { merchant_id: merchantId, chain_id: 84532, token: 'USDC', amount, interval: 'month', ...terms });
     expect(res.status, res.text).toBe(201);
     return { id: res.body.id as string, token: (res.body.url as string).split('/subscribe/')[1]! };
   }
@@ -62,6 +65,161 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
     await t.drive();
     await t.index();
   }
+
+  /** Canceled (and revoked) so that later tests' moves of the chain's clock do not charge it. */
+  async function stop(id: string) {
+    expect((await t.api('POST', `/v1/subscriptions/${id}/cancel`, {})).status).toBe(200);
+    await t.drive();
+  }
+  /** The devnet's test clock, as a platform calls it. */
+  const advance = (seconds: number) => t.api('POST', '/v1/test_helpers/advance_time', { seconds });
+  const chainTime = async () => Number(await t.chainNow());
+  /** The chain time a charge was queued at (its order's deadline is a day after, on the chain clock). */
+  const queuedAt = (o: { deadline_at: Date }) => o.deadline_at.getTime() / 1000 - DAY;
+  /**
+   * The webhook events of a subscription and its charges, in the order they were written: one array per writing
+   * transaction (events of one transaction carry no order among themselves), each `type:period` (period of the order).
+   */
+  async function timeline(id: string) {
+    const orders = await charges(id);
+    const period = new Map(orders.map((o) => [o.id, o.subscription_period]));
+    const rows = (await t.f.h.db.selectFrom('events').select(['type', 'data', 'tx', 'created_at']).where('platform_id', '=', t.setup.p.platformId).execute())
+      .filter((e: any) => e.data.object.id === id || period.has(e.data.object.id));
+    rows.sort((a, b) => (BigInt(a.tx) < BigInt(b.tx) ? -1 : BigInt(a.tx) > BigInt(b.tx) ? 1 : a.created_at.getTime() - b.created_at.getTime()));
+    const batches: string[][] = [];
+    let last: string | null = null;
+    for (const e of rows as any[]) {
+      const name = period.has(e.data.object.id) ? `${e.type}:${period.get(e.data.object.id)}` : e.type;
+      if (e.tx !== last) batches.push([]);
+      batches[batches.length - 1]!.push(name);
+      last = e.tx;
+    }
+    return batches.map((b) => b.sort());
+  }
+
+  it('the test clock +60 days on a monthly plan: periods 0, 1 and 2 each charged in its own period, in order, with their events', async () => {
+    const buyer = await payer(100_000_000n);
+    await approve(buyer, 120_000_000n);
+    const { id, token } = await create('10.00');
+    const res = await authorize(token, buyer.address, eoaSign(buyer));
+    expect(res.status, res.text).toBe(200);
+    const start = Math.floor(new Date(res.body.current_period_start).getTime() / 1000);
+    const before = await balances(t.f.chain, t.who(buyer));
+    const moved = await advance(60 * DAY);
+    expect(moved.status, moved.text).toBe(200);
+    expect(await chainTime()).toBeGreaterThanOrEqual(start + 60 * DAY);
+    const orders = await charges(id);
+    expect(orders.map((o) => [o.subscription_period, o.state])).toEqual([[0, 'confirmed'], [1, 'confirmed'], [2, 'confirmed']]);
+    // Each paid inside its own period on the chain's clock (the manager counts the period from the block's time).
+    orders.forEach((o, k) => {
+      const paid = o.paid_at!.getTime() / 1000;
+      expect(paid).toBeGreaterThanOrEqual(start + k * MONTH);
+      expect(paid).toBeLessThan(start + (k + 1) * MONTH);
+    });
+    expect(changes(before, await balances(t.f.chain, t.who(buyer))).payer).toBe(-30_000_000n);
+    expect(await sub(id)).toMatchObject({ state: 'active', periods_charged: 3, next_charge_at: new Date((start + 3 * MONTH) * 1000).toISOString() });
+    const confirmed = (await timeline(id)).flat().filter((e) => e.startsWith('order.confirmed'));
+    expect(confirmed).toEqual(['order.confirmed:0', 'order.confirmed:1', 'order.confirmed:2']);
+    await stop(id);
+  });
+
+  it('the test clock +7 days on a 3-period daily plan: three charges, then the subscription ends', async () => {
+    const buyer = await payer(50_000_000n);
+    await approve(buyer, 50_000_000n);
+    const { id, token } = await create('2.00', t.setup.m.external_id, { interval: 'day', max_periods: 3 });
+    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
+    const before = await balances(t.f.chain, t.who(buyer));
+    expect((await advance(7 * DAY)).status).toBe(200);
+    expect((await charges(id)).map((o) => [o.subscription_period, o.state])).toEqual([[0, 'confirmed'], [1, 'confirmed'], [2, 'confirmed']]);
+    expect(changes(before, await balances(t.f.chain, t.who(buyer))).payer).toBe(-6_000_000n);
+    expect(await sub(id)).toMatchObject({ state: 'canceled', cancel_reason: 'ended', periods_charged: 3, next_charge_at: null });
+    const events = (await timeline(id)).flat();
+    expect(events.filter((e) => e.startsWith('order.confirmed'))).toEqual(['order.confirmed:0', 'order.confirmed:1', 'order.confirmed:2']);
+    expect(events.at(-1)).toBe('subscription.canceled');
+  });
+
+  it('the test clock over a period the payer cannot pay: that period fails, dunning retries +1 h, +1 day, +3 days in order, then canceled', async () => {
+    const buyer = await payer(15_000_000n); // period 0 (10.00) is paid, period 1 is not
+    await approve(buyer, 120_000_000n);
+    const { id, token } = await create('10.00');
+    const res = await authorize(token, buyer.address, eoaSign(buyer));
+    expect(res.status, res.text).toBe(200);
+    const start = Math.floor(new Date(res.body.current_period_start).getTime() / 1000);
+    expect((await advance(40 * DAY)).status).toBe(200);
+    const orders = await charges(id);
+    expect(orders.map((o) => [o.subscription_period, o.state])).toEqual([[0, 'confirmed'], [1, 'failed'], [1, 'failed'], [1, 'failed'], [1, 'failed']]);
+    // The first attempt of period 1 at its start, each retry its delay after the previous failure (chain clock; a few blocks of driving apart).
+    const at = orders.slice(1).map(queuedAt);
+    expect(at[0]! - (start + MONTH)).toBeGreaterThanOrEqual(0);
+    expect(at[0]! - (start + MONTH)).toBeLessThan(600);
+    [3_600, DAY, 3 * DAY].forEach((delay, i) => {
+      expect(at[i + 1]! - at[i]! - delay).toBeGreaterThanOrEqual(0);
+      expect(at[i + 1]! - at[i]! - delay).toBeLessThan(600);
+    });
+    expect(await sub(id)).toMatchObject({ state: 'canceled', cancel_reason: 'payment_failed', periods_charged: 1, failed_attempts: 4 });
+    const events = (await timeline(id)).flat();
+    expect(events.filter((e) => e.startsWith('subscription.') || e.startsWith('order.confirmed') || e.startsWith('order.failed'))).toEqual([
+      'subscription.created', 'subscription.activated', 'order.confirmed:0', 'order.failed:1', 'subscription.past_due', 'order.failed:1', 'order.failed:1', 'order.failed:1', 'subscription.canceled',
+    ]);
+  });
+
+  it(`the test clock refuses a move past ${MAX_PERIODS_PER_MOVE} periods of a subscription (422 naming the bound): chain time and rows unchanged`, async () => {
+    const buyer = await payer(10_000_000n);
+    await approve(buyer, 10_000_000n);
+    const { id, token } = await create('0.10', t.setup.m.external_id, { interval: 'day' });
+    expect((await authorize(token, buyer.address, eoaSign(buyer))).status).toBe(200);
+    expect((await advance(1)).status).toBe(200); // period 0 charged
+    const t0 = await chainTime();
+    const rows = async () => ({ sub: await t.f.h.db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow(), orders: await charges(id) });
+    const before = await rows();
+    const refused = await advance((MAX_PERIODS_PER_MOVE + 2) * DAY);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'validation_failed', param: 'seconds' });
+    expect(refused.body.error.message).toContain(`at most ${MAX_PERIODS_PER_MOVE} periods`);
+    expect(refused.body.error.message).toContain(id);
+    expect(await chainTime()).toBe(t0);
+    expect(await rows()).toEqual(before);
+    // The refused move spent nothing: a move within the bound goes, one charge per day passed.
+    expect((await advance(2 * DAY)).status).toBe(200);
+    expect((await charges(id)).map((o) => [o.subscription_period, o.state])).toEqual([[0, 'confirmed'], [1, 'confirmed'], [2, 'confirmed']]);
+    await stop(id);
+  });
+
+  it('a payer who withdraws the allowance stops charges: the stored permit is not re-applied, the retry fails for allowance, nothing moves', async () => {
+    const { chain } = t.f;
+    const buyer = await payer(0n); // the first charge fails for balance: the permit signed with it is not used on chain
+    const { id, token } = await create('10.00');
+    await t.syncClock();
+    const read = (await t.f.h.request('GET', `/v1/subscriptions/authorize/${token}?payer=${buyer.address}`)).body;
+    const permitData = read.allowance.permit.typed_data;
+    expect(read.allowance.permit.nonce_filled).toBe(true);
+    const m = permitData.message;
+    const permitSig = await buyer.signTypedData({
+      domain: permitData.domain, types: permitData.types, primaryType: 'Permit',
+      message: { owner: buyer.address, spender: m.spender, value: BigInt(m.value), nonce: BigInt(m.nonce), deadline: BigInt(m.deadline) },
+    });
+    const message = { ...read.typed_data.message, payer: buyer.address, amount: BigInt(read.typed_data.message.amount), salt: BigInt(read.typed_data.message.salt) };
+    const signature = await eoaSign(buyer)(read.typed_data, message);
+    const res = await t.f.h.request('POST', `/v1/subscriptions/authorize/${token}`, { body: { payer: buyer.address, start: message.start, signature, permit: { value: m.value, deadline: m.deadline, signature: permitSig } } });
+    expect(res.status, res.text).toBe(200);
+    expect((await advance(1)).status).toBe(200);
+    expect(await sub(id)).toMatchObject({ state: 'past_due', failed_attempts: 1 });
+    // The payer withdraws: approve(manager, 0); then money arrives in the wallet.
+    await approve(buyer, 0n);
+    await chain.confirm(await chain.walletClientFor(chain.buyers[0]!).writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'transfer', args: [buyer.address, 10_000_000n] }));
+    const nonceBefore = await chain.publicClient.readContract({ address: chain.usdc, abi: noncesAbi, functionName: 'nonces', args: [buyer.address] });
+    const before = await balances(chain, t.who(buyer));
+    expect((await advance(3_600 + 60)).status).toBe(200);
+    const orders = await charges(id);
+    expect(orders.map((o) => o.state)).toEqual(['failed', 'failed']);
+    expect(orders[1]!.failure_reason).toMatch(/allowance/i);
+    expect(changes(before, await balances(chain, t.who(buyer)))).toEqual({ treasury: 0n, platform: 0n, merchant: 0n, router: 0n, payer: 0n });
+    expect(await chain.publicClient.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'allowance', args: [buyer.address, manager()] })).toBe(0n);
+    // The permit was never applied: the payer's permit nonce did not move.
+    expect(await chain.publicClient.readContract({ address: chain.usdc, abi: noncesAbi, functionName: 'nonces', args: [buyer.address] })).toBe(nonceBefore);
+    expect(await sub(id)).toMatchObject({ state: 'past_due', failed_attempts: 2, periods_charged: 0 });
+    await stop(id);
+  });
 
   it('three monthly charges: each an order with the exact split in the chain\'s transfers, the next due at start + k × period', async () => {
     const buyer = await payer(100_000_000n);

@@ -8983,6 +8983,10 @@ export interface components {
                 permission: components["schemas"]["SpendPermission"];
                 permission_hash: string | null;
                 payer: string | null;
+                /** @description The signed start of period 0 (permission.start, ISO 8601) */
+                start_at: string;
+                /** @description The signed end of the permission window (permission.end, ISO 8601): no charge at or after it; null when it runs until stopped */
+                end_at: string | null;
                 current_period_end: string | null;
                 next_charge_at: string | null;
                 periods_charged: number;

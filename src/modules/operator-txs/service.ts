@@ -38,6 +38,8 @@ export function createOperatorTxs(deps: OperatorTxsDeps) {
     },
     /** A pass of this process's sender for the key now (an intent was just enqueued here); a no-op where no loop runs. */
     poke: (role: KeyRole) => loops.poke(role),
+    /** Whether this process runs the operator's sender loop for the chain (the test clock pokes it instead of a pass beside it). */
+    running: (chainId: number) => loops.running(chainId, 'operator'),
     /** Stops the loops and hands the leases back at once (a SIGKILLed holder's lapse instead). */
     async stop() {
       await loops.stop();

@@ -9,8 +9,9 @@ type Authorized = SubscriptionRow & { permission: PermissionJson; payer_signatur
 export const isAuthorized = (s: SubscriptionRow): s is Authorized => s.permission !== null && s.payer_signature !== null && s.permission_hash !== null;
 
 /**
- * charge(p, signature, orderId, amount), or chargeWithPermit(…) while the payer's EIP-2612 permit to the manager
- * is unexpired (the manager tries the permit and goes on without it if it was used already).
+ * charge(p, signature, orderId, amount), or chargeWithPermit(…) while the row still holds the payer's EIP-2612 permit
+ * to the manager, unexpired (the manager tries the permit and goes on without it if it was used already). Only the
+ * first charge finds it: start-charge.ts drops it with that charge.
  */
 export function chargeIntent(s: Authorized, orderId: string, onchainOrderId: Hex, chainNowSec: number): OperatorTxIntent {
   const p = permissionFromJson(s.permission);

@@ -10,6 +10,7 @@ import { chargeOutcomeHandler, revokeOutcomeHandler } from './on-charge-outcome.
 import { getSubscription, listSubscriptions } from './read.js';
 import { readAuthorization } from './read-authorization.js';
 import type { ListSubscriptionsFilters } from './schemas.js';
+import { billingState, checkClockMove } from './test-clock.js';
 
 export type { SubscriptionsDeps } from './deps.js';
 export type { ChargedEvent, PermissionRevokedEvent } from './apply-manager-events.js';
@@ -32,6 +33,9 @@ export function createSubscriptionsService(deps: SubscriptionsDeps) {
     outcomeHandlers: { subscription_charge: chargeOutcomeHandler(deps), subscription_revoke: revokeOutcomeHandler(deps) },
     applyPermissionRevoked: applyPermissionRevoked(deps.clock),
     applyCharged,
+    /** The devnet's test clock (test-helpers): the bound of a move and the platform's next charge. */
+    checkClockMove: (platformId: string, to: number) => checkClockMove(deps, platformId, to),
+    billingState: (platformId: string) => billingState(deps, platformId),
   };
 }
 

@@ -3,7 +3,7 @@ import { notFound } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
 import { formatUnits } from '../../lib/money.js';
 import type { SubscriptionsDeps } from './deps.js';
-import { endOf, saltOf, typedDataJson, type PermissionJson, type SpendPermission } from './permission.js';
+import { endOf, NO_END, saltOf, typedDataJson, type PermissionJson, type SpendPermission } from './permission.js';
 import { subscriptionsRepo, type ChargeRow, type SubscriptionRow } from './repo.js';
 import { splitJson } from './serialize.js';
 
@@ -66,6 +66,9 @@ async function permitOf(deps: Pick<SubscriptionsDeps, 'chains' | 'tokenDomains'>
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
+/** The end the payer signed (not one recomputed from now), or null for "until stopped" (max uint48). */
+const signedEnd = (p: PermissionJson) => (Number(p.end) >= NO_END ? null : new Date(Number(p.end) * 1000).toISOString());
+
 /**
  * Once signed: the stored permission (what the payer's wallet passes to the manager's revoke(p), so the manage page
  * needs no secret key) and the schedule. Null before activation: nothing about a payer is public before they sign.
@@ -73,6 +76,7 @@ const iso = (d: Date | null) => d?.toISOString() ?? null;
 const authorizedOf = (r: SubscriptionRow, charges: ChargeRow[]) =>
   r.permission === null ? null : {
     permission: r.permission as unknown as PermissionJson, permission_hash: r.permission_hash, payer: r.payer,
+    start_at: new Date(Number((r.permission as unknown as PermissionJson).start) * 1000).toISOString(), end_at: signedEnd(r.permission as unknown as PermissionJson),
     current_period_end: iso(r.current_period_end), next_charge_at: iso(r.next_charge_at), periods_charged: r.next_period,
     cancel_at_period_end: r.cancel_at_period_end, cancel_reason: r.cancel_reason, canceled_at: iso(r.canceled_at),
     charges: charges.map((o) => ({

@@ -67,6 +67,11 @@ export const subscriptionsRepo = {
       .where('charge_order_id', 'is', null).where('next_charge_at', '<=', indexedUntil)
       .orderBy('next_charge_at').limit(limit).forUpdate().skipLocked().execute(),
 
+  /** The platform's subscriptions a charge may still come for (the test clock's plan of a move). */
+  openOfPlatform: (db: Executor, platformId: string) =>
+    db.selectFrom('subscriptions').select(['id', 'start_at', 'period_seconds', 'max_periods', 'next_period', 'next_charge_at', 'charge_order_id'])
+      .where('platform_id', '=', platformId).where('state', 'in', ['active', 'past_due']).where('start_at', 'is not', null).execute(),
+
   /** Unauthorized links past expires_at on the indexed chain time. */
   lockExpiredLinks: (db: Executor, chainId: number, indexedUntil: Date, limit: number) =>
     db.selectFrom('subscriptions').selectAll().where('chain_id', '=', chainId).where('state', '=', 'incomplete')

@@ -171,6 +171,8 @@ export const PublicSubscriptionAuthorization = z
       }).openapi('SpendPermission', { description: 'The permission the payer signed (uint160/uint256 as decimal strings): the argument of the manager\'s revoke(p)' }),
       permission_hash: z.string().nullable(),
       payer: z.string().nullable(),
+      start_at: z.string().openapi({ description: 'The signed start of period 0 (permission.start, ISO 8601)' }),
+      end_at: z.string().nullable().openapi({ description: 'The signed end of the permission window (permission.end, ISO 8601): no charge at or after it; null when it runs until stopped' }),
       current_period_end: z.string().nullable(),
       next_charge_at: z.string().nullable(),
       periods_charged: z.number().int(),

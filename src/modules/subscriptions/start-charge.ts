@@ -15,7 +15,7 @@ export const periodIndexAt = (s: Pick<SubscriptionRow, 'start_at' | 'period_seco
 
 /**
  * Queues the charge of the subscription's due period: its order (orders module, at the signed terms) and the
- * operator's charge(…) intent in the caller's transaction, with charge_order_id set: committed together or not at all,
+ * operator's charge(…) intent (chargeWithPermit for the first one when the payer gave a permit: used once only) in the caller's transaction, with charge_order_id set: committed together or not at all,
  * and one live order per period (orders_subscription_period_live) — the manager's PeriodAlreadyCharged is the last line.
  * Past the permission's last period, or at the end of a period that was to be the last (cancel_at_period_end), the
  * subscription is canceled instead. Returns the order id, or null when none was queued.
@@ -41,6 +41,8 @@ export async function startCharge(deps: SubscriptionsDeps, tx: Executor, s: Subs
   });
   const order = await deps.orders.insertPrepared(tx, row);
   await enqueueOperatorTx(tx, chargeIntent(s, order.id, order.onchain_id as Hex, Math.floor(chainNow.getTime() / 1000)));
-  await subscriptionsRepo.update(tx, s.id, { charge_order_id: order.id }, deps.clock.now());
+  // The stored permit goes into this one charge and is dropped: a later charge never re-applies it, so a payer who
+  // lowered the allowance (approve(manager, 0)) after signing is not overruled by their older signature.
+  await subscriptionsRepo.update(tx, s.id, { charge_order_id: order.id, permit: null }, deps.clock.now());
   return order.id;
 }

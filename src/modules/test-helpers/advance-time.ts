@@ -1,19 +1,20 @@
 import type { PublicClient } from 'viem';
 import { AppError } from '../../lib/errors.js';
 import type { ChainRuntime } from '../chains/service.js';
+import { headTime, moveTo, node, settleStep, type ClockPipeline } from './bill-periods.js';
 
 export const MAX_ADVANCE_SECONDS = 31_536_000;
 
 /**
  * The devnet chain is shared by every platform of the deployment: each platform may move it a few times a
- * minute, and all of them together a bounded number of times (each call is two RPCs and a mined block).
+ * minute, and all of them together a bounded number of times (each call mines blocks and may drive charges).
  */
 export const PER_PLATFORM = { perSecond: 10 / 60, burst: 10 };
 export const IN_TOTAL = { perSecond: 1, burst: 30 };
 
 type Policy = typeof PER_PLATFORM;
 export type Limiter = { take(key: string, policy: Policy): { allowed: boolean; retryAfterSeconds: number } };
-export type TestClockDeps = { limiter: Limiter; chainOf(platformId: string): Promise<ChainRuntime> };
+export type TestClockDeps = { limiter: Limiter; chainOf(platformId: string): Promise<ChainRuntime>; pipeline: ClockPipeline };
 
 /** Token buckets in memory (per instance), at most `maxKeys` of them (the oldest go first). */
 export function createLimiter(now: () => number = Date.now, maxKeys = 10_000): Limiter {
@@ -34,18 +35,6 @@ export function createLimiter(now: () => number = Date.now, maxKeys = 10_000): L
   };
 }
 
-type Rpc = { request(a: { method: string; params?: unknown[] }): Promise<unknown> };
-const rpc = (client: PublicClient) => client as unknown as Rpc;
-
-/** The node not answering is a 503 (the devnet chain is down or restarting), not a masked 500. */
-async function node<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch {
-    throw new AppError('service_unavailable', 'The devnet chain does not answer; retry shortly.');
-  }
-}
-
 export async function readClock(client: PublicClient) {
   const block = await node(() => client.getBlock({ blockTag: 'latest' }));
   return { chain_time: Number(block.timestamp), block_number: Number(block.number) };
@@ -58,18 +47,43 @@ function take(deps: TestClockDeps, platformId: string) {
   }
 }
 
+/** A guard only: the bound of the move (checkClockMove) keeps real moves far below (a period's charge and three retries each). */
+const MAX_STEPS = 1_000;
+
+/** Moves of one chain run one after the other in this process: another platform's move must not jump over a step. */
+const queues = new Map<number, Promise<unknown>>();
+function serialized<T>(chainId: number, fn: () => Promise<T>): Promise<T> {
+  const run = (queues.get(chainId) ?? Promise.resolve()).then(fn, fn);
+  queues.set(chainId, run.catch(() => undefined));
+  return run;
+}
+
 /**
- * POST /v1/test_helpers/advance_time (devnet only): anvil's evm_increaseTime then evm_mine, so the new head
- * carries the moved time. Everything that decides by the chain's clock follows from that block: the indexer's
- * cursor time (order expiry, authorization deadlines), the latest block (settlement batches, the router's
- * releaseAfter), and the service's chain clock, told the new offset here.
+ * POST /v1/test_helpers/advance_time (devnet only). Like a Stripe test clock, the move bills every period it passes:
+ * it steps chain time to each moment one of the platform's subscriptions is due (a period's start or a dunning
+ * retry), in order, and drives that charge through the pipeline (settleStep) before the next step, so each period
+ * gets its own order and events — or its failure and dunning — exactly as a real charge. Then to the target. A move
+ * that would pass too many periods is refused first (subscriptions/test-clock.ts), nothing moved. Everything else
+ * that decides by the chain's clock follows from the blocks: order expiry, authorization deadlines, settlements.
  */
 export async function advanceTime(deps: TestClockDeps, platformId: string, seconds: number) {
   take(deps, platformId);
   const chain = await deps.chainOf(platformId);
-  await node(() => rpc(chain.publicClient).request({ method: 'evm_increaseTime', params: [seconds] }));
-  await node(() => rpc(chain.publicClient).request({ method: 'evm_mine', params: [] }));
-  const clock = await readClock(chain.publicClient);
-  chain.clock.observe(BigInt(clock.chain_time));
-  return { ...clock, advanced_by: seconds };
+  return serialized(chain.chainId, async () => {
+    const from = await headTime(chain.publicClient);
+    const target = from + seconds;
+    await deps.pipeline.check(platformId, target);
+    let at = from;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      const b = await deps.pipeline.billing(platformId);
+      const due = b.inFlight ? at : b.due;
+      if (due === null || due > target) break;
+      at = Math.max(at, due);
+      await moveTo(chain, at);
+      await settleStep(deps.pipeline, chain, platformId, at);
+    }
+    await moveTo(chain, target);
+    const clock = await readClock(chain.publicClient);
+    return { ...clock, advanced_by: clock.chain_time - from };
+  });
 }

@@ -41,7 +41,7 @@ export function ManagePanel({ auth }: { auth: SubscriptionAuthorization }) {
             items={[
               ['Paid from', <Hash key="p" value={a.payer ?? a.permission.payer} />],
               ['Charges so far', String(a.periods_charged)],
-              ...(canceled ? [] : ([['Current period ends', formatDate(a.current_period_end)], ['Next charge', a.cancel_at_period_end ? 'None: ends with this period' : formatDate(a.next_charge_at)]] as [string, string][])),
+              ...(canceled ? [] : ([['Current period ends', formatDate(a.current_period_end)], [auth.state === 'past_due' ? 'Next attempt' : 'Next charge', a.cancel_at_period_end ? 'None: ends with this period' : formatDate(a.next_charge_at)]] as [string, string][])),
               ...(canceled ? ([['Stopped', formatDate(a.canceled_at)], ['Why', REASON[a.cancel_reason ?? ''] ?? humanize(a.cancel_reason ?? '—')]] as [string, string][]) : []),
             ]}
           />
@@ -63,7 +63,10 @@ export function ManagePanel({ auth }: { auth: SubscriptionAuthorization }) {
 type Charge = NonNullable<SubscriptionAuthorization['authorized']>['charges'][number];
 const CHARGE_STATE: Record<string, string> = { pending_payment: 'Processing', confirmed: 'Paid', failed: 'Failed (nothing taken)', partially_refunded: 'Partly refunded', refunded: 'Refunded' };
 
-/** The charges so far (the public read's newest 24): period, amount, date, state and the transaction on the explorer. */
+/**
+ * The charges so far (the public read's newest 24): period, amount, date, state and the transaction on the explorer.
+ * The period is the API's subscription_period as it is (0 = the first period), as on the orders and in webhooks.
+ */
 function Charges({ auth, charges }: { auth: SubscriptionAuthorization; charges: Charge[] }) {
   const explorer = auth.chain.block_explorer_url?.replace(/\/$/, '') ?? null;
   if (charges.length === 0) return <p className="muted">No charge yet.</p>;
@@ -76,7 +79,7 @@ function Charges({ auth, charges }: { auth: SubscriptionAuthorization; charges: 
           <tbody>
             {charges.map((c, i) => (
               <tr key={`${c.period}-${c.created_at}-${i}`}>
-                <td>{c.period === null ? '—' : c.period + 1}</td>
+                <td>{c.period ?? '—'}</td>
                 <td className="num nowrap">{formatHuman(c.amount)} {auth.token.symbol}</td>
                 <td className="muted">{formatDate(c.paid_at ?? c.created_at)}</td>
                 <td><Badge state={c.state}>{CHARGE_STATE[c.state] ?? humanize(c.state)}</Badge></td>

@@ -3,16 +3,27 @@ import { formatDate } from '../../lib/format';
 import type { SubscriptionAuthorization } from '../../lib/types';
 import './subscribe.css';
 
-type Terms = Pick<SubscriptionAuthorization, 'amount' | 'interval' | 'interval_count' | 'max_periods' | 'computed_split' | 'merchant' | 'platform' | 'token' | 'typed_data'>;
+type Terms = Pick<SubscriptionAuthorization, 'amount' | 'interval' | 'interval_count' | 'max_periods' | 'computed_split' | 'merchant' | 'platform' | 'token' | 'typed_data' | 'state' | 'authorized'>;
 
 /** "month", "3 months". */
 export const intervalText = (t: Pick<Terms, 'interval' | 'interval_count'>) => (t.interval_count === 1 ? t.interval : `${t.interval_count} ${t.interval}s`);
 
-/** The end of the permission window, or null when it runs until stopped. */
+/**
+ * The end of the permission window, or null when it runs until stopped. Once signed it is the end the payer signed
+ * (authorized.end_at), never one recomputed from now; before, the end signing now would give (the typed data's, whose
+ * start is the chain's clock now — on the devnet, the test clock's time).
+ */
 export function endText(t: Terms): string | null {
   if (t.max_periods === null) return null;
-  const m = t.typed_data.message as { end?: number | string };
-  return `after ${t.max_periods} ${t.max_periods === 1 ? 'charge' : 'charges'} (${formatDate(new Date(Number(m.end) * 1000).toISOString())})`;
+  const end = t.authorized ? t.authorized.end_at : new Date(Number((t.typed_data.message as { end?: number | string }).end) * 1000).toISOString();
+  return `after ${t.max_periods} ${t.max_periods === 1 ? 'charge' : 'charges'} (${formatDate(end)})`;
+}
+
+/** How it is billed, in words that fit the state: a promise before signing, the signed start after. */
+export function billedText(t: Terms): string {
+  const every = `Every ${intervalText(t)}`;
+  if (!t.authorized) return `${every}, first charge when you subscribe`;
+  return t.state === 'canceled' ? `${every} from ${formatDate(t.authorized.start_at)} until it stopped` : `${every} since ${formatDate(t.authorized.start_at)}`;
 }
 
 /** Left column: who is paid, how much per period, how each charge is split, and the payer's exposure. */
@@ -35,9 +46,9 @@ export function SubscriptionTerms({ terms }: { terms: Terms }) {
       </p>
       <dl className="sub-terms">
         <dt>Billed</dt>
-        <dd>Every {intervalText(terms)}, first charge when you subscribe</dd>
+        <dd data-testid="subscription-billed">{billedText(terms)}</dd>
         <dt>Ends</dt>
-        <dd>{end ?? 'When you or the merchant stop it'}</dd>
+        <dd data-testid="subscription-end">{end ?? 'When you or the merchant stop it'}</dd>
       </dl>
       <table className="split-table" aria-label="Fee breakdown per charge">
         <caption>How each charge is split</caption>
