@@ -88,7 +88,7 @@ describe('the OpenAPI document', () => {
       expect(op.tags?.length, where).toBeGreaterThan(0);
       const ok = Object.entries(op.responses).filter(([s]) => s.startsWith('2'));
       expect(ok.length, where).toBeGreaterThan(0);
-      const type = path === '/metrics' ? 'text/plain' : path.startsWith('/v1/exports/') ? 'text/csv' : 'application/json';
+      const type = path === '/metrics' ? 'text/plain' : path.startsWith('/v1/exports/') ? 'text/csv' : path === '/v1/events/stream' ? 'text/event-stream' : 'application/json';
       for (const [, r] of ok) expect(r.content?.[type]?.schema, where).toBeDefined();
       for (const [status, r] of Object.entries(op.responses).filter(([s]) => /^[45]/.test(s))) {
         if (path === '/health' && status === '503') continue; // health reports itself, unhealthy included
@@ -430,6 +430,9 @@ describe('responses match the document', () => {
     await call('GET', '/v1/webhooks/deliveries/dlv_unknown', { key }, 404);
     await call('GET', '/v1/events?type=order.*&delivery_status=pending', { key }, 200);
     await call('GET', '/v1/events?type=ORDER', { key }, 422);
+    // The stream itself never ends (test/api/events-stream.test.ts reads it): its refusals here.
+    await call('GET', '/v1/events/stream?after=evt_unknown', { key }, 404);
+    await call('GET', '/v1/events/stream?from=0', { key }, 422);
     // Timelines, the order's payment method.
     await call('GET', `/v1/orders/${order.body.id}/timeline`, { key }, 200);
     await call('GET', '/v1/orders/ord_unknown/timeline', { key }, 404);

@@ -1708,6 +1708,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events as they happen (server-sent events)
+         * @description One `text/event-stream` response: first `event: ready` with `{"after": <the event it starts after, or null>}`, then each event as `id: <evt_id>`, `event: <type>`, `data: <the event as GET /v1/events/{id} returns it>`, oldest first, in the order of `GET /v1/events?after=` (each once), and a `: ping` comment after 15 s of silence. The server reads new events every 1 s and ends the stream after 5 minutes: reconnect with `after=<the last id>`. At most 5 open streams per platform (100 per instance): one more is 429 rate_limited. `trisettle listen` reads this.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start after this event of the platform (the last one you read); absent: only events from now on. `Last-Event-ID` is read when `after` is absent. */
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -9511,9 +9607,9 @@ export interface components {
             };
             duration_ms: number;
             error_code: string | null;
-            /** @description Failures only (status ≥ 400): the body sent, secrets redacted, first 8 KB */
+            /** @description The body sent (every request with one), secret-named fields and key- or token-shaped text redacted, first 8 KB */
             request_body: string | null;
-            /** @description Failures only: the answer, first 8 KB */
+            /** @description The JSON answer, redacted the same way, first 8 KB (null for a CSV export or an event stream) */
             response_body: string | null;
             created_at: string;
         };

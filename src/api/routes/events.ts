@@ -1,9 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
 import { platformIdOf } from '../middleware/auth.js';
 import { access, createRouter, errors, jsonResponse, listEnvelope, ListQuery, z } from '../openapi.js';
 import { EventSchema } from '../schemas/events.js';
 import { serializeEvent } from '../../modules/events/serialize.js';
 import { EVENT_TYPES } from '../../modules/events/types.js';
+import { STREAM_HEARTBEAT_MS, STREAM_LIMITS, STREAM_MAX_MS, STREAM_POLL_MS } from '../../modules/events/stream.js';
 
 /** A known event type (or the endpoint test's test.ping), or `prefix.*` where one starts with `prefix.`: a typo is a
  *  422, not an empty list. */
@@ -26,6 +28,24 @@ const EventsQuery = ListQuery.extend({
   }),
 }).strict();
 const EventParams = z.object({ id: z.string().max(64) });
+const StreamQuery = z.object({
+  after: z.string().regex(/^[A-Za-z0-9_]{1,64}$/, 'must be an event id (evt_…)').optional().openapi({
+    description: 'Start after this event of the platform (the last one you read); absent: only events from now on. `Last-Event-ID` is read when `after` is absent.',
+  }),
+}).strict();
+
+const stream = createRoute({
+  method: 'get', path: '/v1/events/stream', tags: ['Events'], summary: 'Stream events as they happen (server-sent events)',
+  description: `One \`text/event-stream\` response: first \`event: ready\` with \`{"after": <the event it starts after, or null>}\`, then each event as \`id: <evt_id>\`, \`event: <type>\`, \`data: <the event as GET /v1/events/{id} returns it>\`, `
+    + `oldest first, in the order of \`GET /v1/events?after=\` (each once), and a \`: ping\` comment after ${STREAM_HEARTBEAT_MS / 1000} s of silence. `
+    + `The server reads new events every ${STREAM_POLL_MS / 1000} s and ends the stream after ${STREAM_MAX_MS / 60_000} minutes: reconnect with \`after=<the last id>\`. `
+    + `At most ${STREAM_LIMITS.perPlatform} open streams per platform (${STREAM_LIMITS.total} per instance): one more is 429 rate_limited. \`trisettle listen\` reads this.`,
+  ...access.secretOrSession(), request: { query: StreamQuery },
+  responses: {
+    200: { description: 'The stream', content: { 'text/event-stream': { schema: z.string() } } },
+    ...errors(401, 403, 404, 422, 429),
+  },
+});
 
 const list = createRoute({
   method: 'get', path: '/v1/events', tags: ['Events'], summary: 'List events',
@@ -41,6 +61,23 @@ const get = createRoute({
 });
 
 export const eventRoutes = createRouter()
+  .openapi(stream, async (c) => {
+    const after = c.req.valid('query').after ?? lastEventId(c.req.header('last-event-id'));
+    const { after: start, run } = await c.get('services').events.openStream(platformIdOf(c.get('principal')), after);
+    return streamSSE(c, async (sse) => {
+      const stop = new AbortController();
+      sse.onAbort(() => stop.abort());
+      // A client that stops reading blocks a write forever: past the stream's lifetime it is cut.
+      const cut = setTimeout(() => sse.abort(), STREAM_MAX_MS + 10_000);
+      try {
+        await sse.writeSSE({ event: 'ready', data: JSON.stringify({ after: start }) });
+        await run((m) => (m.kind === 'ping' ? sse.write(': ping\n\n').then(() => undefined)
+          : sse.writeSSE({ id: m.event.id, event: m.event.type, data: JSON.stringify(m.event) })), { signal: stop.signal });
+      } finally {
+        clearTimeout(cut);
+      }
+    }) as never;
+  })
   .openapi(list, async (c) => {
     const page = await c.get('services').events.list(platformIdOf(c.get('principal')), c.req.valid('query'));
     return c.json(page, 200);
@@ -49,3 +86,8 @@ export const eventRoutes = createRouter()
     const row = await c.get('services').events.get(platformIdOf(c.get('principal')), c.req.valid('param').id);
     return c.json(serializeEvent(row), 200);
   });
+
+/** The SSE reconnection header, used as `after` when it looks like an event id (anything else is ignored). */
+function lastEventId(v: string | undefined): string | undefined {
+  return v && /^[A-Za-z0-9_]{1,64}$/.test(v) ? v : undefined;
+}
