@@ -970,7 +970,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to an endpoint
-         * @description Creates a signed `test.ping` event delivered to this endpoint only, recorded like any delivery. At most 30 a minute per platform; 409 if the endpoint is disabled (a paused one receives it when resumed).
+         * @description Creates a signed test event delivered to this endpoint only, recorded like any delivery: `test.ping` without a body, or `{"type": "order.confirmed"}` for a sample of that type (its object has ids like `ord_test_…` and `test: true`; a type the service does not send is 422). At most 30 a minute per platform; 409 if the endpoint is disabled (a paused one receives it when resumed).
          */
         post: {
             parameters: {
@@ -984,7 +984,11 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["TestEventRequest"];
+                };
+            };
             responses: {
                 /** @description The delivery of the test event */
                 201: {
@@ -993,6 +997,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing or invalid credentials (unauthenticated) */
@@ -1024,6 +1037,33 @@ export interface paths {
                 };
                 /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1708,6 +1748,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Emit a test event of a type
+         * @description A test event of that type for the platform, as a real one would be: listed with its events (and streamed) and delivered to every endpoint subscribed to the type. Its object is a sample with ids like `ord_test_…` and `test: true`: act on none. `trisettle trigger` sends these for types the devnet has no flow for. A type the service does not send is 422 naming them all. At most 30 test events a minute per platform (with endpoint test events).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EmitTestEventRequest"];
+                };
+            };
+            responses: {
+                /** @description The test event */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Event"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/stream": {
         parameters: {
             query?: never;
@@ -1918,13 +2085,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The event */
+                /** @description The event, with its deliveries */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Event"];
+                        "application/json": components["schemas"]["EventDetail"];
                     };
                 };
                 /** @description Missing or invalid credentials (unauthenticated) */
@@ -8491,6 +8658,13 @@ export interface components {
             delivered_at: string | null;
             created_at: string;
         };
+        TestEventRequest: {
+            /**
+             * @description The event type to send: `test.ping` (default) or any type the service emits (a sample object with `test: true`)
+             * @example order.confirmed
+             */
+            type?: string;
+        };
         WebhookDeliveryDetail: components["schemas"]["WebhookDelivery"] & {
             /**
              * @description Same as state
@@ -8584,13 +8758,6 @@ export interface components {
              */
             until: string;
         };
-        EventList: {
-            /** @enum {string} */
-            object: "list";
-            data: components["schemas"]["Event"][];
-            has_more: boolean;
-            next_cursor: string | null;
-        };
         Event: {
             /** @example evt_5Qk2Xw9mBv0LcT7rJ1aN */
             id: string;
@@ -8608,6 +8775,24 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
+        };
+        EmitTestEventRequest: {
+            /**
+             * @description Any event type the service emits, or `test.ping`
+             * @example subscription.past_due
+             */
+            type: string;
+        };
+        EventList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Event"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        EventDetail: components["schemas"]["Event"] & {
+            /** @description One per endpoint the event was sent to (at most 100), oldest first; resend one with POST /v1/webhooks/deliveries/{id}/redeliver */
+            deliveries: components["schemas"]["WebhookDelivery"][];
         };
         Timeline: {
             /** @enum {string} */

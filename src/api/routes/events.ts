@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { platformIdOf } from '../middleware/auth.js';
-import { access, createRouter, errors, jsonResponse, listEnvelope, ListQuery, z } from '../openapi.js';
+import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, ListQuery, z } from '../openapi.js';
 import { EventSchema } from '../schemas/events.js';
+import { WebhookDelivery } from '../../modules/webhooks/schemas.js';
 import { serializeEvent } from '../../modules/events/serialize.js';
 import { EVENT_TYPES } from '../../modules/events/types.js';
 import { STREAM_HEARTBEAT_MS, STREAM_LIMITS, STREAM_MAX_MS, STREAM_POLL_MS } from '../../modules/events/stream.js';
@@ -54,13 +55,32 @@ const list = createRoute({
   ...access.secretOrSession(), request: { query: EventsQuery },
   responses: { 200: jsonResponse(listEnvelope(EventSchema, 'EventList'), 'Events, newest first (oldest first with after)'), ...errors(401, 403, 404, 422) },
 });
+const EventDetail = EventSchema.extend({
+  deliveries: z.array(WebhookDelivery).openapi({ description: 'One per endpoint the event was sent to (at most 100), oldest first; resend one with POST /v1/webhooks/deliveries/{id}/redeliver' }),
+}).openapi('EventDetail');
 const get = createRoute({
   method: 'get', path: '/v1/events/{id}', tags: ['Events'], summary: 'Retrieve an event',
   ...access.secretOrSession(), request: { params: EventParams },
-  responses: { 200: jsonResponse(EventSchema, 'The event'), ...errors(401, 403, 404) },
+  responses: { 200: jsonResponse(EventDetail, 'The event, with its deliveries'), ...errors(401, 403, 404) },
+});
+
+const TestEventBody = z.object({
+  type: z.string().max(64).openapi({ description: 'Any event type the service emits, or `test.ping`', example: 'subscription.past_due' }),
+}).strict().openapi('EmitTestEventRequest');
+const emitTest = createRoute({
+  method: 'post', path: '/v1/events/test', tags: ['Events'], summary: 'Emit a test event of a type',
+  description: 'A test event of that type for the platform, as a real one would be: listed with its events (and streamed) and delivered to every endpoint subscribed to the type. '
+    + 'Its object is a sample with ids like `ord_test_…` and `test: true`: act on none. `trisettle trigger` sends these for types the devnet has no flow for. '
+    + 'A type the service does not send is 422 naming them all. At most 30 test events a minute per platform (with endpoint test events).',
+  ...access.secretOrSession(), request: { headers: IdempotencyHeader, body: jsonBody(TestEventBody) },
+  responses: { 201: jsonResponse(EventSchema, 'The test event'), ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
 });
 
 export const eventRoutes = createRouter()
+  .openapi(emitTest, async (c) => {
+    const row = await c.get('services').webhooks.emitTestEvent(platformIdOf(c.get('principal')), c.req.valid('json').type);
+    return c.json(serializeEvent(row), 201);
+  })
   .openapi(stream, async (c) => {
     const after = c.req.valid('query').after ?? lastEventId(c.req.header('last-event-id'));
     const { after: start, run } = await c.get('services').events.openStream(platformIdOf(c.get('principal')), after);
@@ -83,8 +103,9 @@ export const eventRoutes = createRouter()
     return c.json(page, 200);
   })
   .openapi(get, async (c) => {
-    const row = await c.get('services').events.get(platformIdOf(c.get('principal')), c.req.valid('param').id);
-    return c.json(serializeEvent(row), 200);
+    const platformId = platformIdOf(c.get('principal'));
+    const row = await c.get('services').events.get(platformId, c.req.valid('param').id);
+    return c.json({ ...serializeEvent(row), deliveries: await c.get('services').webhooks.eventDeliveries(platformId, row.id) }, 200);
   });
 
 /** The SSE reconnection header, used as `after` when it looks like an event id (anything else is ignored). */
