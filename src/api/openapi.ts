@@ -2,24 +2,15 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Hook } from '@hono/zod-openapi';
 import { AppError, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
 import type { AppEnv } from './context.js';
+import { validationError } from './middleware/errors.js';
 
 /**
- * Every request schema is strict and validated here; a failure becomes 422 validation_failed naming
- * the first offending field (unknown fields included), in the one error shape of the API.
+ * Every request schema is strict and validated here; a failure becomes 422 validation_failed naming the first
+ * offending field (unknown fields included) in plain words (middleware/errors.ts), in the one error shape of the API.
  */
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
   if (result.success) return;
-  const issue = result.error.issues[0];
-  let param = issue?.path.join('.') ?? '';
-  let message = issue?.message ?? 'is invalid';
-  if (issue?.code === 'unrecognized_keys') {
-    const key = issue.keys[0] ?? '';
-    param = [param, key].filter(Boolean).join('.');
-    message = `Unknown field: ${key}`;
-  } else if (param) {
-    message = `${param}: ${message}`;
-  }
-  throw new AppError('validation_failed', message, param || undefined);
+  throw validationError(result.error.issues[0]);
 };
 
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

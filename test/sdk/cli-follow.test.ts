@@ -1,92 +1,69 @@
-import { describe, expect, it } from 'vitest';
-import { TrisettleError, type Event } from '@trisettle/sdk';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getEventListeners } from 'node:events';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TrisettleError } from '@trisettle/sdk';
 import { parseEventFilter } from '../../sdk/src/cli/filter.js';
-import { EventFollower, MAX_PAGES_PER_POLL, PAGE_SIZE, type EventPage } from '../../sdk/src/cli/follow.js';
-import { backoff, MAX_BACKOFF_MS } from '../../sdk/src/cli/listen.js';
+import { backoff, listen, MAX_BACKOFF_MS } from '../../sdk/src/cli/listen.js';
+import { parseSse } from '../../sdk/src/cli/stream.js';
 
-const T0 = Date.parse('2026-11-27T12:00:00Z');
-const ev = (n: number, atMs: number, type = 'order.confirmed'): Event =>
-  ({ id: `evt_${n}`, object: 'event', type, created_at: new Date(T0 + atMs).toISOString(), data: { object: {} } }) as unknown as Event;
+describe('server-sent events as the CLI reads them', () => {
+  it('splits messages at blank lines, joins data lines, skips comments, keeps a partial message for the next chunk', () => {
+    const buffer = { text: ': ping\n\nevent: ready\ndata: {"after":null}\n\nid: evt_1\nevent: order.confirmed\ndata: {"a":\ndata: 1}\r\n\r\nevent: x\ndata: par' };
+    expect([...parseSse(buffer)]).toEqual([{ event: 'ready', data: '{"after":null}' }, { event: 'order.confirmed', data: '{"a":\n1}' }]);
+    expect(buffer.text).toBe('event: x\ndata: par');
+    buffer.text += 't\n\n';
+    expect([...parseSse(buffer)]).toEqual([{ event: 'x', data: 'part' }]);
+  });
+});
 
 /**
- * GET /v1/events over an in-memory feed. `feed` is in the order events became final (the server's `after` order,
- * which created_at need not follow); without `after` the list is newest first by (created_at, id).
+ * A stand-in for the service that ends every stream at once (as a proxy cutting idle connections would): listen
+ * reconnects each time. Whatever the number of reconnects, its signal holds one abort listener (the current
+ * connection's) and Node warns of none.
  */
-function fakeFeed(feed: Event[]) {
-  const calls: { after?: string; limit: number }[] = [];
-  const fetchPage = async (q: { after?: string; limit: number }): Promise<EventPage> => {
-    calls.push(q);
-    if (q.after === undefined) {
-      const sorted = [...feed].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
-      return { data: sorted.slice(0, q.limit), has_more: sorted.length > q.limit, next_cursor: null };
+describe('listen reconnecting many times', () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.name);
+  process.on('warning', onWarning);
+  afterAll(() => void process.off('warning', onWarning));
+
+  it('keeps the abort listeners flat and reconnects after the last event read', async () => {
+    const afters: (string | null)[] = [];
+    let n = 0;
+    const server = http.createServer((req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      if (url.pathname === '/v1/me') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"platform_id":"plat_1","auth_kind":"secret_key"}');
+      if (url.pathname === '/hook') return void res.writeHead(200).end('ok');
+      afters.push(url.searchParams.get('after'));
+      n++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`event: ready\ndata: {"after":${JSON.stringify(url.searchParams.get('after') ?? 'evt_0')}}\n\n`);
+      if (n % 10 === 0) res.write(`id: evt_${n}\nevent: merchant.created\ndata: ${JSON.stringify({ id: `evt_${n}`, object: 'event', type: 'merchant.created', created_at: new Date().toISOString(), data: { object: {} } })}\n\n`);
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const stop = new AbortController();
+    const counts: number[] = [];
+    const lines: string[] = [];
+    const done = listen({ apiBase: base, apiKey: 'sk_live_test', forwardTo: `${base}/hook`, out: (l) => lines.push(l), signal: stop.signal, reconnectMs: 0 });
+    while (n < 200) {
+      counts.push(getEventListeners(stop.signal, 'abort').length);
+      await new Promise((r) => setTimeout(r, 5));
     }
-    const from = feed.findIndex((e) => e.id === q.after) + 1;
-    if (from === 0) throw new Error(`404: ${q.after}`);
-    const data = feed.slice(from, from + q.limit);
-    return { data, has_more: from + q.limit < feed.length, next_cursor: null };
-  };
-  return { fetchPage, calls };
-}
-
-describe('EventFollower (listen: GET /v1/events?after=<last read>, oldest first)', () => {
-  it('forwards only events that appear after start, oldest first, each once, reading after the last one (no overlap)', async () => {
-    const feed = [ev(1, 0), ev(2, 1_000), ev(3, 2_000)];
-    const { fetchPage, calls } = fakeFeed(feed);
-    const f = new EventFollower(fetchPage);
-    await f.start();
-    expect(calls).toEqual([{ limit: 1 }]);
-    expect(await f.poll()).toEqual([]);
-    feed.push(ev(4, 3_000), ev(5, 4_000), ev(6, 5_000));
-    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_4', 'evt_5', 'evt_6']);
-    expect(await f.poll()).toEqual([]);
-    expect(calls.slice(1)).toEqual([{ after: 'evt_3', limit: PAGE_SIZE }, { after: 'evt_3', limit: PAGE_SIZE }, { after: 'evt_6', limit: PAGE_SIZE }]);
-  });
-
-  it('forwards an event committed late (stamped before one already forwarded): the feed lists it after, whatever its stamp', async () => {
-    const feed = [ev(1, 0), ev(3, 10_000)];
-    const f = new EventFollower(fakeFeed(feed).fetchPage);
-    await f.start();
-    feed.push(ev(2, -3_600_000)); // stamped an hour before evt_3, final after it
-    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_2']);
-  });
-
-  it('reads at most MAX_PAGES_PER_POLL pages per poll and the rest of a burst on the next, in order', async () => {
-    const feed = [ev(0, 0)];
-    const { fetchPage, calls } = fakeFeed(feed);
-    const f = new EventFollower(fetchPage);
-    await f.start();
-    const n = PAGE_SIZE * MAX_PAGES_PER_POLL + 150;
-    const burst = Array.from({ length: n }, (_, i) => ev(100 + i, 1_000 + i));
-    feed.push(...burst);
-    calls.length = 0;
-    const first = await f.poll();
-    expect(calls).toHaveLength(MAX_PAGES_PER_POLL);
-    expect(first.map((e) => e.id)).toEqual(burst.slice(0, PAGE_SIZE * MAX_PAGES_PER_POLL).map((e) => e.id));
-    expect((await f.poll()).map((e) => e.id)).toEqual(burst.slice(PAGE_SIZE * MAX_PAGES_PER_POLL).map((e) => e.id));
-    expect(await f.poll()).toEqual([]);
-  });
-
-  it('on a platform without events, forwards its first events (oldest first), then follows the newest of them', async () => {
-    const feed: Event[] = [];
-    const { fetchPage, calls } = fakeFeed(feed);
-    const f = new EventFollower(fetchPage);
-    await f.start();
-    expect(await f.poll()).toEqual([]);
-    feed.push(ev(1, 0), ev(2, 1_000));
-    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_1', 'evt_2']);
-    feed.push(ev(3, 2_000));
-    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_3']);
-    expect(calls.at(-1)).toEqual({ after: 'evt_2', limit: PAGE_SIZE });
-  });
-
-  it('never forwards an id twice, even if the server repeated one (the de-dup safety net)', async () => {
-    const feed = [ev(1, 0)];
-    const f = new EventFollower(fakeFeed(feed).fetchPage);
-    await f.start();
-    feed.push(ev(2, 1_000));
-    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_2']);
-    feed.push(ev(2, 1_000), ev(3, 2_000)); // a repeat of evt_2
-    expect((await f.poll()).map((e) => e.id)).toEqual(['evt_3']);
+    stop.abort();
+    await done;
+    server.close();
+    expect(Math.max(...counts)).toBeLessThanOrEqual(1);
+    expect(getEventListeners(stop.signal, 'abort').length).toBe(0);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+    // The first connection starts at "now" (the server's ready says after evt_0); later ones after the last event read.
+    expect(afters[0]).toBeNull();
+    expect(afters[1]).toBe('evt_0');
+    expect(afters[10]).toBe('evt_10');
+    expect(afters[15]).toBe('evt_10');
+    expect(lines.filter((l) => l.includes('merchant.created')).length).toBeGreaterThanOrEqual(19);
   });
 });
 
@@ -109,7 +86,7 @@ describe('backoff after a 429, a 5xx or no answer', () => {
   const err = (status: number, retryAfter?: string) =>
     new TrisettleError({ message: 'x', status, type: 't', code: 'c', headers: new Headers(retryAfter ? { 'retry-after': retryAfter } : {}) });
 
-  it('doubles from the interval up to the ceiling, and honours a longer Retry-After', () => {
+  it('doubles from the reconnect interval up to the ceiling, and honours a longer Retry-After', () => {
     expect(backoff(err(503), 1_000, 1_000)).toBe(2_000);
     expect(backoff(err(503), 2_000, 1_000)).toBe(4_000);
     expect(backoff(err(503), 20_000, 1_000)).toBe(MAX_BACKOFF_MS);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `trisettle` command of @trisettle/sdk (`npx @trisettle/sdk …`):
- *   listen --forward-to <url> [--events a,b.*] [--interval <seconds>]   forwards the platform's events, signed
- *   trigger <event> [--payer 0x…]                                        makes the devnet emit an event
+ *   listen --forward-to <url> [--events a,b.*]   forwards the platform's events (a server-sent event stream), signed
+ *   trigger <event> [--payer 0x…]                 makes the devnet emit an event
  * Common: the secret key from TRISETTLE_API_KEY (never a flag: flags show in `ps`); --api-base or TRISETTLE_API
  * (default http://localhost:3000); trigger: --rpc-url or TRISETTLE_RPC_URL (default http://127.0.0.1:8545).
  */
@@ -12,7 +12,7 @@ import { listen } from './listen.js';
 import { trigger, TRIGGERS } from './trigger.js';
 
 const USAGE = `Usage:
-  npx @trisettle/sdk listen --forward-to <url> [--events order.confirmed,refund.*] [--interval <seconds>]
+  npx @trisettle/sdk listen --forward-to <url> [--events order.confirmed,refund.*]
   npx @trisettle/sdk trigger <event> [--payer <dev account>]   (${Object.keys(TRIGGERS).join(', ')})
 
 Options: --api-base <url> (or TRISETTLE_API; default http://localhost:3000)
@@ -32,7 +32,7 @@ async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
     options: {
-      'forward-to': { type: 'string' }, events: { type: 'string' }, interval: { type: 'string' },
+      'forward-to': { type: 'string' }, events: { type: 'string' },
       'api-base': { type: 'string' }, 'rpc-url': { type: 'string' }, payer: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -45,9 +45,7 @@ async function run(argv: string[]): Promise<void> {
     if (!values['forward-to']) fail(`listen needs --forward-to <url>\n\n${USAGE}`, 2);
     const stop = new AbortController();
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-    const interval = values.interval === undefined ? undefined : Number(values.interval) * 1000;
-    if (interval !== undefined && !Number.isFinite(interval)) fail('--interval takes seconds, e.g. 2', 2);
-    return listen({ apiBase, apiKey, forwardTo: values['forward-to'], events: values.events, intervalMs: interval, out, signal: stop.signal });
+    return listen({ apiBase, apiKey, forwardTo: values['forward-to'], events: values.events, out, signal: stop.signal });
   }
   if (command === 'trigger') {
     if (rest.length !== 1) fail(`trigger takes one event name\n\n${USAGE}`, 2);

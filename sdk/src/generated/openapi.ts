@@ -970,7 +970,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to an endpoint
-         * @description Creates a signed `test.ping` event delivered to this endpoint only, recorded like any delivery. At most 30 a minute per platform; 409 if the endpoint is disabled (a paused one receives it when resumed).
+         * @description Creates a signed test event delivered to this endpoint only, recorded like any delivery: `test.ping` without a body, or `{"type": "order.confirmed"}` for a sample of that type (its object has ids like `ord_test_…` and `test: true`; a type the service does not send is 422). At most 30 a minute per platform; 409 if the endpoint is disabled (a paused one receives it when resumed).
          */
         post: {
             parameters: {
@@ -984,7 +984,11 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["TestEventRequest"];
+                };
+            };
             responses: {
                 /** @description The delivery of the test event */
                 201: {
@@ -993,6 +997,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing or invalid credentials (unauthenticated) */
@@ -1024,6 +1037,33 @@ export interface paths {
                 };
                 /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1708,6 +1748,229 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Emit a test event of a type
+         * @description A test event of that type for the platform, as a real one would be: listed with its events (and streamed) and delivered to every endpoint subscribed to the type. Its object is a sample with ids like `ord_test_…` and `test: true`: act on none. `trisettle trigger` sends these for types the devnet has no flow for. A type the service does not send is 422 naming them all. At most 30 test events a minute per platform (with endpoint test events).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EmitTestEventRequest"];
+                };
+            };
+            responses: {
+                /** @description The test event */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Event"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events as they happen (server-sent events)
+         * @description One `text/event-stream` response: first `event: ready` with `{"after": <the event it starts after, or null>}`, then each event as `id: <evt_id>`, `event: <type>`, `data: <the event as GET /v1/events/{id} returns it>`, oldest first, in the order of `GET /v1/events?after=` (each once), and a `: ping` comment after 15 s of silence. The server reads new events every 1 s and ends the stream after 5 minutes: reconnect with `after=<the last id>`. At most 5 open streams per platform (100 per instance): one more is 429 rate_limited. `trisettle listen` reads this.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start after this event of the platform (the last one you read); absent: only events from now on. `Last-Event-ID` is read when `after` is absent. */
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (rate_limited, gasless_cap_reached) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -1822,13 +2085,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The event */
+                /** @description The event, with its deliveries */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Event"];
+                        "application/json": components["schemas"]["EventDetail"];
                     };
                 };
                 /** @description Missing or invalid credentials (unauthenticated) */
@@ -8395,6 +8658,13 @@ export interface components {
             delivered_at: string | null;
             created_at: string;
         };
+        TestEventRequest: {
+            /**
+             * @description The event type to send: `test.ping` (default) or any type the service emits (a sample object with `test: true`)
+             * @example order.confirmed
+             */
+            type?: string;
+        };
         WebhookDeliveryDetail: components["schemas"]["WebhookDelivery"] & {
             /**
              * @description Same as state
@@ -8488,13 +8758,6 @@ export interface components {
              */
             until: string;
         };
-        EventList: {
-            /** @enum {string} */
-            object: "list";
-            data: components["schemas"]["Event"][];
-            has_more: boolean;
-            next_cursor: string | null;
-        };
         Event: {
             /** @example evt_5Qk2Xw9mBv0LcT7rJ1aN */
             id: string;
@@ -8512,6 +8775,24 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
+        };
+        EmitTestEventRequest: {
+            /**
+             * @description Any event type the service emits, or `test.ping`
+             * @example subscription.past_due
+             */
+            type: string;
+        };
+        EventList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Event"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        EventDetail: components["schemas"]["Event"] & {
+            /** @description One per endpoint the event was sent to (at most 100), oldest first; resend one with POST /v1/webhooks/deliveries/{id}/redeliver */
+            deliveries: components["schemas"]["WebhookDelivery"][];
         };
         Timeline: {
             /** @enum {string} */
@@ -9515,9 +9796,9 @@ export interface components {
             };
             duration_ms: number;
             error_code: string | null;
-            /** @description Failures only (status ≥ 400): the body sent, secrets redacted, first 8 KB */
+            /** @description The body sent (every request with one), secret-named fields and key- or token-shaped text redacted, first 8 KB */
             request_body: string | null;
-            /** @description Failures only: the answer, first 8 KB */
+            /** @description The JSON answer, redacted the same way, first 8 KB (null for a CSV export or an event stream) */
             response_body: string | null;
             created_at: string;
         };

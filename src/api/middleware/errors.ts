@@ -50,3 +50,52 @@ export function onError(err: unknown, c: Context<AppEnv>) {
 export function onNotFound(c: Context<AppEnv>) {
   return c.json(errorBody(new AppError('not_found', `No route for ${c.req.method} ${c.req.path}.`), c.get('requestId') ?? 'unknown'), 404);
 }
+
+/** A zod issue, as much of it as a message needs (zod 4's shape; the input itself is not reported). */
+type Issue = {
+  code?: string; path: PropertyKey[]; message: string; expected?: unknown; origin?: string; maximum?: number | bigint; minimum?: number | bigint;
+  inclusive?: boolean; format?: string; values?: unknown[]; keys?: string[];
+};
+
+/** zod's own wording ("Invalid input: expected string, received undefined"); a schema's own message is kept as written. */
+const ZOD_WORDING = /^(Invalid (input|string|option|key|element|union|type)|Too (big|small)|Unrecognized key|Invalid)/;
+const UNITS: Record<string, [string, string]> = { string: ['character', 'characters'], array: ['item', 'items'], set: ['item', 'items'] };
+const TYPES: Record<string, string> = { string: 'a string', number: 'a number', int: 'an integer', boolean: 'true or false', object: 'an object', array: 'a list', bigint: 'an integer' };
+
+function bound(issue: Issue, most: boolean): string {
+  const n = (most ? issue.maximum : issue.minimum)!;
+  const unit = UNITS[issue.origin ?? ''];
+  const words = most ? (issue.inclusive === false ? 'less than' : 'at most') : (issue.inclusive === false ? 'more than' : 'at least');
+  if (unit) return `must be ${words} ${n} ${Number(n) === 1 ? unit[0] : unit[1]}${issue.origin === 'string' ? ' long' : ''}`;
+  return `must be ${words} ${n}`;
+}
+
+function plainWords(issue: Issue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (/received undefined/.test(issue.message)) return 'is required';
+      return `must be ${TYPES[String(issue.expected)] ?? String(issue.expected)}`;
+    case 'too_big': return bound(issue, true);
+    case 'too_small': return issue.origin === 'string' && issue.minimum === 1 ? 'must not be empty' : bound(issue, false);
+    case 'invalid_value': return `must be one of ${(issue.values ?? []).map((v) => String(v)).join(', ')}`;
+    case 'invalid_format': return issue.format === 'regex' ? 'is not in the expected format' : `must be a valid ${issue.format}`;
+    default: return 'is not valid';
+  }
+}
+
+/**
+ * The first issue of a request that failed its schema as a person reads it: "amount is required", "order_no must
+ * be at most 64 characters long", "Unknown field: secret"; `param` names the field (dotted path). A message the
+ * schema wrote itself ("must be an event id (evt_…)") is kept, after the field's name.
+ */
+export function validationError(issue: Issue | undefined): AppError {
+  let param = issue?.path.map(String).join('.') ?? '';
+  if (issue?.code === 'unrecognized_keys') {
+    const key = issue.keys?.[0] ?? '';
+    param = [param, key].filter(Boolean).join('.');
+    return new AppError('validation_failed', `Unknown field: ${key}`, param || undefined);
+  }
+  if (!issue) return new AppError('validation_failed', 'The request is not valid.');
+  const words = ZOD_WORDING.test(issue.message) ? plainWords(issue) : issue.message.replace(/^(\w[\w.]*): /, '');
+  return new AppError('validation_failed', param ? `${param} ${words}` : `The request body ${words}`, param || undefined);
+}

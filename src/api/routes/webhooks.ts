@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { platformIdOf } from '../middleware/auth.js';
-import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, ListQuery } from '../openapi.js';
+import { access, createRouter, errors, IdempotencyHeader, jsonBody, jsonResponse, listEnvelope, ListQuery, z } from '../openapi.js';
 import {
   CreateEndpointRequest, DeletedWebhookEndpoint, IdParams, ReplayRequest, ReplayResponse, UpdateEndpointRequest, WebhookDelivery,
   WebhookDeliveryDetail, WebhookEndpoint,
@@ -73,11 +73,14 @@ const resume = createRoute({
   ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader },
   responses: { 200: jsonResponse(WebhookEndpoint, 'The endpoint, status enabled'), ...errors(401, 403, 404, 409) },
 });
+const TestEventRequest = z.object({
+  type: z.string().max(64).optional().openapi({ description: 'The event type to send: `test.ping` (default) or any type the service emits (a sample object with `test: true`)', example: 'order.confirmed' }),
+}).strict().openapi('TestEventRequest');
 const sendTest = createRoute({
   method: 'post', path: '/v1/webhooks/endpoints/{id}/test', tags, summary: 'Send a test event to an endpoint',
-  description: 'Creates a signed `test.ping` event delivered to this endpoint only, recorded like any delivery. At most 30 a minute per platform; 409 if the endpoint is disabled (a paused one receives it when resumed).',
-  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader },
-  responses: { 201: jsonResponse(WebhookDelivery, 'The delivery of the test event'), ...errors(401, 403, 404, 409, 429) },
+  description: 'Creates a signed test event delivered to this endpoint only, recorded like any delivery: `test.ping` without a body, or `{"type": "order.confirmed"}` for a sample of that type (its object has ids like `ord_test_…` and `test: true`; a type the service does not send is 422). At most 30 a minute per platform; 409 if the endpoint is disabled (a paused one receives it when resumed).',
+  ...access.secretOrSession(), request: { params: IdParams, headers: IdempotencyHeader, body: { ...jsonBody(TestEventRequest), required: false } },
+  responses: { 201: jsonResponse(WebhookDelivery, 'The delivery of the test event'), ...errors(400, 401, 403, 404, 409, 413, 415, 422, 429) },
 });
 const getDelivery = createRoute({
   method: 'get', path: '/v1/webhooks/deliveries/{id}', tags, summary: 'Retrieve a delivery with every attempt',
@@ -100,7 +103,7 @@ export const webhookRoutes = createRouter()
     return c.json(serializeEndpoint(row), 200);
   })
   .openapi(sendTest, async (c) => {
-    const view = await c.get('services').webhooks.sendTestEvent(platformIdOf(c.get('principal')), c.req.valid('param').id);
+    const view = await c.get('services').webhooks.sendTestEvent(platformIdOf(c.get('principal')), c.req.valid('param').id, c.req.valid('json')?.type);
     return c.json(view, 201);
   })
   .openapi(getDelivery, async (c) => {

@@ -96,11 +96,17 @@ export const eventsRepo = {
    * transactions older than every one still running (pg_snapshot_xmin): no event can appear later before one already
    * listed, however late its transaction commits. events_platform_tx_idx; limit + 1 rows.
    */
-  listAfter: (db: Executor, platformId: string, after: Pick<EventRow, 'tx' | 'created_at' | 'id'>, q: { limit: number } & EventFilter) =>
-    filtered(db, platformId, q)
-      .where(sql<boolean>`(tx, created_at, id) > (${after.tx}::xid8, ${after.created_at}::timestamptz, ${after.id})`)
+  listAfter: (db: Executor, platformId: string, after: Pick<EventRow, 'tx' | 'created_at' | 'id'> | null, q: { limit: number } & EventFilter) => {
+    let query = filtered(db, platformId, q).where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())`);
+    if (after) query = query.where(sql<boolean>`(tx, created_at, id) > (${after.tx}::xid8, ${after.created_at}::timestamptz, ${after.id})`);
+    return query.orderBy('tx').orderBy('created_at').orderBy('id').limit(q.limit + 1).execute();
+  },
+
+  /** The last event of the follower's feed now (the same order and horizon as listAfter): where a stream without `after` starts. */
+  lastInFeed: (db: Executor, platformId: string) =>
+    db.selectFrom('events').selectAll().where('platform_id', '=', platformId)
       .where(sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())`)
-      .orderBy('tx').orderBy('created_at').orderBy('id').limit(q.limit + 1).execute(),
+      .orderBy('tx', 'desc').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst(),
 };
 
 type EventFilter = { type?: string | undefined; deliveryStatus?: DeliveryStatusFilter | undefined };

@@ -6,6 +6,7 @@ import { listAfter } from './list-after.js';
 import { eventsRepo, type DeliveryStatusFilter, type EventRow } from './repo.js';
 import { serializeEvent } from './serialize.js';
 import { isEventType, type EventType } from './types.js';
+import { createStreamSlots, STREAM_LIMITS, streamEvents, streamStart, type StreamMessage, type StreamOptions } from './stream.js';
 
 export { ALL_EVENTS, EVENT_TYPES, type EventType } from './types.js';
 export { eventBody } from './serialize.js';
@@ -46,8 +47,27 @@ export async function emitEvent(tx: Executor, e: EmitInput): Promise<EventRow> {
   return event;
 }
 
-export function createEventsService(db: Db) {
+export function createEventsService(db: Db, o: { streamLimits?: typeof STREAM_LIMITS } = {}) {
+  const slots = createStreamSlots(o.streamLimits);
   return {
+    /**
+     * GET /v1/events/stream: checks `after` and takes a slot (404 / 429 before anything is streamed), then returns
+     * the stream's loop; the slot is given back when the loop ends, however it ends.
+     */
+    async openStream(platformId: string, after: string | undefined) {
+      const start = await streamStart(db, platformId, after);
+      const release = slots.acquire(platformId);
+      const run = async (send: (m: StreamMessage) => Promise<void>, opts: StreamOptions) => {
+        try {
+          await streamEvents(db, platformId, start, send, opts);
+        } finally {
+          release();
+        }
+      };
+      return { after: start?.id ?? null, run };
+    },
+    openStreams: () => slots.open(),
+
     emit: (tx: Executor, e: EmitInput) => emitEvent(tx, e),
 
     async list(platformId: string, q: { limit: number; cursor?: string; after?: string; type?: string; delivery_status?: DeliveryStatusFilter }) {

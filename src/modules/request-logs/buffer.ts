@@ -23,7 +23,7 @@ const PRUNE_EVERY = 100;
 /**
  * The request log's writer, off the request path: `add` only pushes to an in-memory queue; a timer (every
  * second, or as soon as BATCH_ROWS are queued) inserts up to BATCH_ROWS rows per statement. Memory is bounded
- * twice: MAX_QUEUED rows, and `maxBytes` (REQUEST_LOG_QUEUE_MAX_BYTES, rowBytes: bodies, which only failures
+ * twice: MAX_QUEUED rows, and `maxBytes` (REQUEST_LOG_QUEUE_MAX_BYTES, rowBytes: bodies, which every row may
  * carry, are up to 2 × 8 KB a row). When the rows are full a success is dropped first, a failure only when the
  * queue holds nothing else; a row that would take the queue past `maxBytes` is itself dropped (the newest: what is
  * queued is older and goes first). `add` never waits. Every drop is counted (stats, the

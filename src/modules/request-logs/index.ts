@@ -6,7 +6,7 @@ import { createRequestLogBuffer } from './buffer.js';
 import { requestLogsRepo, type RequestLogFilter, type RequestLogInsert } from './repo.js';
 import { serializeRequestLog } from './serialize.js';
 
-export { redactBody } from './redact.js';
+export { MAX_READ_BODY, redactBody, redactText } from './redact.js';
 
 const encode = (id: bigint) => Buffer.from(String(id)).toString('base64url');
 function decode(cursor: string | undefined): bigint | null {

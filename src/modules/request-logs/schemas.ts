@@ -16,8 +16,8 @@ export const RequestLog = z
     }),
     duration_ms: z.number().int(),
     error_code: z.string().nullable(),
-    request_body: z.string().nullable().openapi({ description: 'Failures only (status ≥ 400): the body sent, secrets redacted, first 8 KB' }),
-    response_body: z.string().nullable().openapi({ description: 'Failures only: the answer, first 8 KB' }),
+    request_body: z.string().nullable().openapi({ description: 'The body sent (every request with one), secret-named fields and key- or token-shaped text redacted, first 8 KB' }),
+    response_body: z.string().nullable().openapi({ description: 'The JSON answer, redacted the same way, first 8 KB (null for a CSV export or an event stream)' }),
     created_at: z.string(),
   })
   .openapi('RequestLog');

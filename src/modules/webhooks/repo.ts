@@ -83,6 +83,11 @@ export const deliveriesRepo = {
     return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(q.limit + 1).execute() as Promise<DeliveryView[]>;
   },
 
+  /** Every delivery of one event (one per endpoint that received it), oldest first: an event's detail page. */
+  listForEvent: (db: Executor, platformId: string, eventId: string) =>
+    deliveriesRepo.view(db).where('d.platform_id', '=', platformId).where('d.event_id', '=', eventId)
+      .orderBy('d.created_at').orderBy('d.id').limit(100).execute() as Promise<DeliveryView[]>,
+
   findView: (db: Executor, platformId: string, id: string) =>
     deliveriesRepo.view(db).where('d.platform_id', '=', platformId).where('d.id', '=', id).executeTakeFirst() as Promise<DeliveryView | undefined>,
 

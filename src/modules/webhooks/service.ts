@@ -8,10 +8,12 @@ import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
 import { getDelivery } from './read-delivery.js';
 import { pruneAttempts } from './prune-attempts.js';
 import type { Logger } from '../../lib/logger.js';
-import { sendTestEvent } from './send-test.js';
+import { emitTestEvent, sendTestEvent } from './send-test.js';
 import { updateEndpoint, type UpdateEndpointInput } from './update-endpoint.js';
 import { getEndpoint, listDeliveries, listEndpoints, type PageQuery } from './read-endpoints.js';
 import { redeliver } from './redeliver.js';
+import { deliveriesRepo } from './repo.js';
+import { serializeDelivery } from './serialize.js';
 import { replayEvents } from './replay.js';
 import { rotateSecret } from './rotate-secret.js';
 import type { WebhookSecrets } from './secrets.js';
@@ -41,8 +43,11 @@ export function createWebhooksService(opts: {
     updateEndpoint: (platformId: string, id: string, input: UpdateEndpointInput) => updateEndpoint(deps, platformId, id, input),
     pauseEndpoint: (platformId: string, id: string) => pauseEndpoint(deps, platformId, id),
     resumeEndpoint: (platformId: string, id: string) => resumeEndpoint(deps, platformId, id),
-    sendTestEvent: (platformId: string, id: string) => sendTestEvent(deps, platformId, id),
+    sendTestEvent: (platformId: string, id: string, type?: string) => sendTestEvent(deps, platformId, id, type),
+    emitTestEvent: (platformId: string, type: string) => emitTestEvent(deps, platformId, type),
     getDelivery: (platformId: string, id: string) => getDelivery(db, platformId, id),
+    /** The deliveries of one event (GET /v1/events/{id}); each is resent with POST /v1/webhooks/deliveries/{id}/redeliver. */
+    eventDeliveries: async (platformId: string, eventId: string) => (await deliveriesRepo.listForEvent(db, platformId, eventId)).map(serializeDelivery),
     /** The retention pass (workers.ts, hourly): attempts of finished deliveries made before now − the retention. */
     pruneAttempts: (now = opts.clock.now()) =>
       pruneAttempts(db, { before: new Date(now.getTime() - opts.config.webhookAttemptRetentionDays * 86_400_000), log: opts.logger }),
