@@ -5,6 +5,7 @@ import { api } from '../../../lib/api';
 import { formatDate, humanize } from '../../../lib/format';
 import { formatBase, formatHuman, toBase } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
+import { When } from '../../../components/When';
 import { BALANCE_TRANSACTION_TYPES, type Balance, type BalanceTotals, type BalanceTransaction, type NetVolume } from '../../../lib/types';
 import { ExportLink } from '../shared/exports';
 import { ledgerLabel } from './ledger-labels';
@@ -94,7 +95,7 @@ export function BalancesPage() {
                     <td><Link href={`/dashboard/merchants/${encodeURIComponent(m.merchant_id)}`} className="mono-soft">{m.merchant_id}</Link></td>
                     <td className="num">{formatHuman(m.reserve_held)}</td>
                     <td className="num">{formatHuman(m.reserve_releasable)}</td>
-                    <td className="muted nowrap">{formatDate(m.next_release_at)}</td>
+                    <td className="muted nowrap"><When iso={m.next_release_at} /></td>
                     <td className="num">{formatHuman(m.released)}</td>
                     <td className="num">{formatBase(toBase(m.refunded_from_reserve) + toBase(m.refunded_from_submitter))}</td>
                     <td className="num">{formatHuman(m.gross_volume)}</td>

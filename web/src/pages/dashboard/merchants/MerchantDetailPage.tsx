@@ -9,6 +9,7 @@ import { BalanceFigures } from '../balances/BalancesPage';
 import { Pager, usePaged } from '../shared/paging';
 import { TimelineCard } from '../shared/Timeline';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { OrderAmount } from '../orders/OrderAmount';
 
 /** One merchant, read-only: the spec sends changes to a merchant (wallet, reserve) through support. */
 export function MerchantDetailPage({ id }: { id: string }) {
@@ -66,7 +67,7 @@ export function MerchantDetailPage({ id }: { id: string }) {
               <tbody>
                 {orders.query.isPending ? <SkeletonRows cols={5} /> : orders.rows.map((o) => (
                   <tr key={o.id} onClick={() => navigate(`/dashboard/orders/${o.id}`)}>
-                    <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
+                    <td className="num strong nowrap"><OrderAmount order={o} /></td>
                     <td><Badge state={o.state} /></td>
                     <td><Link href={`/dashboard/orders/${o.id}`}>{o.order_no}</Link></td>
                     <td className="num">{formatBase(o.reserve_remaining)}</td>

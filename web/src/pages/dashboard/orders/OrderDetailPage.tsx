@@ -13,6 +13,7 @@ import { captureRequest } from './capture-request';
 import { RefundActions } from '../refunds/RefundActions';
 import { RefundModal } from '../refunds/RefundModal';
 import { TimelineCard } from '../shared/Timeline';
+import { When } from '../../../components/When';
 import { payer, paymentMethod } from './payment-method';
 import { SplitBar } from './SplitBar';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
@@ -91,7 +92,7 @@ export function OrderDetailPage({ id }: { id: string }) {
               ['Payment router', <Hash key="r" value={o.pay_to} />],
               ...(o.reserve_remaining !== undefined ? [['Reserve still held', `${formatBase(o.reserve_remaining)} USDC`] as [string, string]] : []),
               ['Created', formatDate(o.created_at)],
-              ['Pay before', formatDate(o.deadline_at)],
+              ['Pay before', <When key="d" iso={o.deadline_at} testId="pay-before" />],
               ...(o.state === 'voided' ? [] : [[manual ? 'Captured at' : 'Confirmed', formatDate(o.confirmed_at)] as [string, string]]),
               ['Payment method', paymentMethod(o)],
               ['Payer', payer(o) ? <Hash key="py" value={payer(o)!} /> : '—'],

@@ -13,6 +13,7 @@ import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 import { isManual } from '../../../lib/capture';
 import { chargeLaterBody, chargeLaterError, CHARGE_LATER_OFF, type ChargeLater } from './charge-later';
 import { ChargeLaterFields } from './ChargeLaterFields';
+import { OrderAmount } from './OrderAmount';
 
 export function OrdersPage() {
   useTitle('Orders');
@@ -63,7 +64,7 @@ export function OrdersPage() {
               <tbody>
                 {paged.query.isPending ? <SkeletonRows cols={6} /> : paged.rows.map((o) => (
                   <tr key={o.id} onClick={() => navigate(`/dashboard/orders/${o.id}`)}>
-                    <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
+                    <td className="num strong nowrap"><OrderAmount order={o} /></td>
                     <td className="nowrap"><Badge state={o.state} />{isManual(o) && <span className="capture-tag"> Charge later</span>}</td>
                     <td><Link href={`/dashboard/orders/${o.id}`}>{o.order_no}</Link></td>
                     <td className="mono-soft">{o.merchant_id}</td>

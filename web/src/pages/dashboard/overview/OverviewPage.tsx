@@ -1,20 +1,24 @@
 import { useQuery } from '@tanstack/react-query';
 import { Badge, Card, Link } from '../../../components/ui';
 import { api } from '../../../lib/api';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatDay } from '../../../lib/format';
 import { formatHuman } from '../../../lib/money';
 import { navigate, useTitle } from '../../../lib/router';
-import type { List, Order, Summary } from '../../../lib/types';
+import type { List, NetVolume, Order, Summary } from '../../../lib/types';
 import { NetVolumeCard } from '../balances/BalancesPage';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { OrderAmount } from '../orders/OrderAmount';
 
 export function OverviewPage() {
   useTitle('Home');
   const summary = useQuery({ queryKey: ['summary'], queryFn: () => api.get<Summary>('/v1/orders/summary'), refetchInterval: 15_000 });
   const recent = useQuery({ queryKey: ['orders', 'recent'], queryFn: () => api.get<List<Order>>('/v1/orders', { limit: 6 }), refetchInterval: 15_000 });
+  // The window is the chain's (net volume counts by block time up to the indexed chain day), like the net volume
+  // card below it: on the devnet both move with the test clock.
+  const week = useQuery({ queryKey: ['net_volume', 7], queryFn: () => api.get<NetVolume>('/v1/balance/net_volume', { days: 7 }), refetchInterval: 15_000 });
   const s = summary.data;
   const cards: [string, string | number | undefined, string][] = [
-    ['Gross volume · 24 h', s ? `${formatHuman(s.gross_24h)} USDC` : undefined, 'Confirmed payments in the last 24 hours'],
+    ['Gross volume · 7 days', week.data ? `${formatHuman(week.data.gross)} USDC` : undefined, `Paid on chain, ${week.data ? `${formatDay(week.data.data[0]!.day)} – ${formatDay(week.data.data.at(-1)!.day)}` : 'the last 7 days'} (UTC)`],
     ['Confirmed orders', s?.confirmed, 'Paid and final on-chain'],
     ['Awaiting payment', s?.pending, 'Created, not paid yet'],
     ['All orders', s?.total, 'Since you started'],
@@ -25,6 +29,7 @@ export function OverviewPage() {
         <h1 className="page-title">Home</h1>
       </div>
       {summary.isError && <ApiErrorAlert title="Could not load the summary" error={summary.error} />}
+      {week.isError && <ApiErrorAlert title="Could not load the volume" error={week.error} />}
       <div className="stat-grid">
         {cards.map(([label, value, hint]) => (
           <div className="stat" key={label}>
@@ -49,7 +54,7 @@ export function OverviewPage() {
             <tbody>
               {(recent.data?.data ?? []).map((o) => (
                 <tr key={o.id} onClick={() => navigate(`/dashboard/orders/${o.id}`)}>
-                  <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
+                  <td className="num strong nowrap"><OrderAmount order={o} /></td>
                   <td><Badge state={o.state} /></td>
                   <td><Link href={`/dashboard/orders/${o.id}`}>{o.order_no}</Link></td>
                   <td className="mono-soft">{o.merchant_id}</td>
