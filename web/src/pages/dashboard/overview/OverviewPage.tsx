@@ -1,13 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
-import { Badge, Card, Link } from '../../../components/ui';
+import { Clip, Badge, Card, Link } from '../../../components/ui';
 import { api } from '../../../lib/api';
-import { formatDate, formatDay } from '../../../lib/format';
+import { formatDate, formatShortDate, formatDay } from '../../../lib/format';
 import { formatHuman } from '../../../lib/money';
 import { navigate, useTitle } from '../../../lib/router';
 import type { List, NetVolume, Order, Summary } from '../../../lib/types';
 import { NetVolumeCard } from '../balances/BalancesPage';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 import { OrderAmount } from '../orders/OrderAmount';
+import { Table } from '../../../components/Table';
 
 export function OverviewPage() {
   useTitle('Home');
@@ -46,8 +47,7 @@ export function OverviewPage() {
         ) : recent.data && recent.data.data.length === 0 ? (
           <div className="card-body empty-inline">No orders yet. Create one under Orders, or from your server with the API.</div>
         ) : (
-          <div className="table-scroll">
-          <table className="table table-click" aria-label="Recent orders">
+          <Table label="Recent orders" className="table-click">
             <thead>
               <tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col">Merchant</th><th scope="col">Created</th></tr>
             </thead>
@@ -57,14 +57,13 @@ export function OverviewPage() {
                   <td className="num strong nowrap"><OrderAmount order={o} /></td>
                   <td><Badge state={o.state} /></td>
                   <td><Link href={`/dashboard/orders/${o.id}`}>{o.order_no}</Link></td>
-                  <td className="mono-soft">{o.merchant_id}</td>
-                  <td className="muted">{formatDate(o.created_at)}</td>
+                  <td><Clip mono text={o.merchant_id} /></td>
+                  <td className="muted">{formatShortDate(o.created_at)}</td>
                 </tr>
               ))}
               {recent.isPending && Array.from({ length: 4 }, (_, i) => <tr key={i} className="skeleton-row"><td colSpan={5}><span className="skeleton" /></td></tr>)}
             </tbody>
-          </table>
-          </div>
+          </Table>
         )}
       </Card>
     </div>
