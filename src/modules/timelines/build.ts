@@ -7,6 +7,8 @@ import { timelineRepo } from './repo.js';
 
 export type TimelineDeps = { db: Executor; explorer(chainId: number): string | null };
 type RefundRow = Awaited<ReturnType<typeof timelineRepo.refundsOfOrder>>[number];
+/** Refunds and reserves are paid in their order's token; USDC is the only token the service takes. */
+const UNIT = 'USDC';
 
 function orderItems(o: OrderRow): TimelineItem[] {
   const ref = { order_id: o.id };
@@ -25,15 +27,15 @@ function orderItems(o: OrderRow): TimelineItem[] {
 }
 
 const refundItems = (r: RefundRow): TimelineItem[] => [
-  ...item(r.created_at, 'refund.created', `Refund of ${formatUnits(r.amount)} requested`, { refund_id: r.id, order_id: r.order_id, amount: formatUnits(r.amount) }),
-  ...item(r.completed_at, 'refund.completed', `Refund of ${formatUnits(r.amount)} paid to the buyer`, { refund_id: r.id, tx_hash: r.tx_hash }),
+  ...item(r.created_at, 'refund.created', `Refund of ${formatUnits(r.amount)} ${UNIT} requested`, { refund_id: r.id, order_id: r.order_id, amount: formatUnits(r.amount) }),
+  ...item(r.completed_at, 'refund.completed', `Refund of ${formatUnits(r.amount)} ${UNIT} paid to the buyer`, { refund_id: r.id, tx_hash: r.tx_hash }),
   ...item(r.state === 'failed' ? r.created_at : null, 'refund.failed', `Refund failed${r.failure_reason ? `: ${r.failure_reason}` : ''}`, { refund_id: r.id }),
 ];
 
 async function settlementItems(deps: TimelineDeps, orderIds: string[]) {
   const rows = await timelineRepo.settlementsOfOrders(deps.db, orderIds);
   const items = rows.flatMap((s) => [
-    ...item(s.created_at, 'settlement.created', `Reserve of ${formatUnits(BigInt(s.amount))} included in settlement ${s.id}`, { settlement_id: s.id, order_id: s.order_id }),
+    ...item(s.created_at, 'settlement.created', `Reserve of ${formatUnits(BigInt(s.amount))} ${UNIT} included in settlement ${s.id}`, { settlement_id: s.id, order_id: s.order_id }),
     ...item(s.confirmed_at, 'settlement.completed', `Settlement ${s.id} confirmed (${s.item_state})`, { settlement_id: s.id, order_id: s.order_id, tx_hash: s.tx_hash }),
   ]);
   return { items, onchainIds: rows.map((s) => s.onchain_id) };

@@ -226,6 +226,11 @@ export function DescriptionList({ items }: { items: [string, ReactNode][] }) {
   );
 }
 
+/** Free text or an id in a table cell: one line (or two for prose), cut with an ellipsis at the column's width, the whole value in the tooltip. */
+export function Clip({ text, mono = false, twoLines = false }: { text: string; mono?: boolean; twoLines?: boolean }) {
+  return <span className={`${twoLines ? 'cell-clamp' : 'cell-clip'}${mono ? ' mono-soft' : ''}`} title={text}>{text}</span>;
+}
+
 export function Mono({ children, title }: { children: ReactNode; title?: string }) {
   return (
     <span className="mono" title={title}>
@@ -247,10 +252,11 @@ export function Logo({ small = false }: { small?: boolean }) {
 }
 
 /** The one way a chain is named: "Base Sepolia" with a visible "Test network" badge, "Base", or on the devnet "Local devnet (chain 84532)" (its name says it). */
-export function ChainName({ chainId }: { chainId: number }) {
+export function ChainName({ chainId, short = false }: { chainId: number; short?: boolean }) {
+  // In a table row the devnet's long name would be the widest cell of every row: "Devnet", the full name in the title.
   return (
-    <span className="chain-name">
-      {chainName(chainId)}
+    <span className="chain-name" title={short && IS_DEVNET ? chainName(chainId) : undefined}>
+      {short && IS_DEVNET ? 'Devnet' : chainName(chainId)}
       {isTestNetwork(chainId) && !IS_DEVNET && <span className="badge badge-amber testnet-badge">Test network</span>}
     </span>
   );

@@ -1,10 +1,19 @@
 const dateTime = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const monthDayTime = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
 
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? '—' : dateTime.format(d);
+}
+
+/** A date in a table cell: "Dec 5, 09:08 AM", the year only when it is not this one (the full date in the cell's title). */
+export function formatShortDate(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '—';
+  return d.getFullYear() === new Date(now).getFullYear() ? monthDayTime.format(d) : dateTime.format(d);
 }
 
 export function formatDay(day: string): string {

@@ -19,6 +19,7 @@ import { SettlementsPage } from './balances/SettlementsPage';
 import { useAccount } from './shell/session';
 import { SubscriptionDetailPage } from './subscriptions/SubscriptionDetailPage';
 import { SubscriptionsPage } from './subscriptions/SubscriptionsPage';
+import { ChainClockProvider } from './shell/ChainClock';
 import { Shell } from './shell/Shell';
 import { DeliveryPage } from './webhooks/DeliveryPage';
 import { WebhookDetailPage } from './webhooks/WebhookDetailPage';
@@ -53,9 +54,11 @@ export default function DashboardApp() {
   }
   if (!me.data.onboarded) return <PlatformOnboarding email={session.data.user.email} />;
   return (
-    <Shell user={session.data.user} platformName={me.data.platform_name} path={path}>
-      <Route path={path} />
-    </Shell>
+    <ChainClockProvider>
+      <Shell user={session.data.user} platformName={me.data.platform_name} path={path}>
+        <Route path={path} />
+      </Shell>
+    </ChainClockProvider>
   );
 }
 

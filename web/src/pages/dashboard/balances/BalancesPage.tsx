@@ -2,9 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Alert, Badge, Card, ChainName, Hash, Link, SkeletonRows } from '../../../components/ui';
 import { api } from '../../../lib/api';
-import { formatDate, humanize } from '../../../lib/format';
+import { formatDate, formatShortDate, humanize } from '../../../lib/format';
 import { formatBase, formatHuman, toBase } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
+import { When } from '../../../components/When';
 import { BALANCE_TRANSACTION_TYPES, type Balance, type BalanceTotals, type BalanceTransaction, type NetVolume } from '../../../lib/types';
 import { ExportLink } from '../shared/exports';
 import { ledgerLabel } from './ledger-labels';
@@ -12,6 +13,7 @@ import { NetVolumeChart } from './NetVolumeChart';
 import { Pager, usePaged } from '../shared/paging';
 import { TestClock } from './TestClock';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 /** The figures a finance team reconciles: what the router holds for the platform, what left it, and why. */
 export function BalanceFigures({ b }: { b: BalanceTotals }) {
@@ -85,24 +87,22 @@ export function BalancesPage() {
         {(balance.data?.merchants.length ?? 0) === 0 ? (
           <div className="card-body empty-inline">{balance.isPending ? 'Loading…' : 'No paid orders yet.'}</div>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="Balance by merchant">
+          <Table label="Balance by merchant">
               <thead><tr><th scope="col">Merchant</th><th scope="col" className="num">Reserve held</th><th scope="col" className="num">Releasable</th><th scope="col">Next release</th><th scope="col" className="num">Released</th><th scope="col" className="num">Refunded</th><th scope="col" className="num">Gross</th></tr></thead>
               <tbody>
                 {balance.data!.merchants.map((m) => (
                   <tr key={m.merchant_id}>
-                    <td><Link href={`/dashboard/merchants/${encodeURIComponent(m.merchant_id)}`} className="mono-soft">{m.merchant_id}</Link></td>
+                    <td><Link href={`/dashboard/merchants/${encodeURIComponent(m.merchant_id)}`} className="mono-soft cell-clip">{m.merchant_id}</Link></td>
                     <td className="num">{formatHuman(m.reserve_held)}</td>
                     <td className="num">{formatHuman(m.reserve_releasable)}</td>
-                    <td className="muted nowrap">{formatDate(m.next_release_at)}</td>
+                    <td className="muted nowrap"><When iso={m.next_release_at} /></td>
                     <td className="num">{formatHuman(m.released)}</td>
                     <td className="num">{formatBase(toBase(m.refunded_from_reserve) + toBase(m.refunded_from_submitter))}</td>
                     <td className="num">{formatHuman(m.gross_volume)}</td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
       </Card>
       <Card title="Ledger" padded={false}>
@@ -126,24 +126,21 @@ export function LedgerTable({ rows, loading, error }: { rows: BalanceTransaction
   if (error) return <div className="card-body"><Alert tone="error">{error}</Alert></div>;
   if (!loading && rows.length === 0) return <div className="card-body empty-inline">No money has moved yet.</div>;
   return (
-    <div className="table-scroll">
-      <table className="table" aria-label="Balance transactions">
-        <thead><tr><th scope="col">Type</th><th scope="col" className="num">Amount</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Order</th><th scope="col">Transaction</th><th scope="col">Network</th><th scope="col">Block time</th></tr></thead>
+    <Table label="Balance transactions">
+        <thead><tr><th scope="col">Type</th><th scope="col" className="num">Amount</th><th scope="col">From → to</th><th scope="col">Order</th><th scope="col">Transaction</th><th scope="col">Network</th><th scope="col">Block time</th></tr></thead>
         <tbody>
-          {loading ? <SkeletonRows cols={8} /> : rows.map((t) => (
+          {loading ? <SkeletonRows cols={7} /> : rows.map((t) => (
             <tr key={t.id}>
               <td>{ledgerLabel(t.type)}{t.status === 'failed' && <> <Badge state="failed" /></>}</td>
               <td className="num strong nowrap">{formatHuman(t.amount)}</td>
-              <td>{t.from_address ? <Hash value={t.from_address} /> : <span className="muted">—</span>}</td>
-              <td>{t.to_address ? <Hash value={t.to_address} /> : <span className="muted">—</span>}</td>
-              <td><Link href={`/dashboard/orders/${t.order_id}`} className="mono-soft">{t.order_id}</Link></td>
-              <td>{t.tx_hash ? <Hash value={t.tx_hash} head={10} tail={6} /> : '—'}</td>
-              <td><ChainName chainId={t.chain_id} /></td>
-              <td className="muted nowrap">{formatDate(t.block_time)}</td>
+              <td className="nowrap">{t.from_address ? <Hash value={t.from_address} copy={false} /> : <span className="muted">—</span>} → {t.to_address ? <Hash value={t.to_address} copy={false} /> : <span className="muted">—</span>}</td>
+              <td><Link href={`/dashboard/orders/${t.order_id}`} className="mono-soft cell-clip">{t.order_id}</Link></td>
+              <td>{t.tx_hash ? <Hash value={t.tx_hash} head={8} tail={6} copy={false} /> : '—'}</td>
+              <td><ChainName chainId={t.chain_id} short /></td>
+              <td className="muted">{formatShortDate(t.block_time)}</td>
             </tr>
           ))}
         </tbody>
-      </table>
-    </div>
+      </Table>
   );
 }

@@ -1,6 +1,6 @@
 import { Fragment, useState } from 'react';
 import { Badge, Button, Card, ChainName, Empty, Hash, Link, SkeletonRows } from '../../../components/ui';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatShortDate } from '../../../lib/format';
 import { formatHuman } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
 import type { Settlement } from '../../../lib/types';
@@ -8,6 +8,7 @@ import { ExportLink } from '../shared/exports';
 import { Pager, usePaged } from '../shared/paging';
 import { TestClock } from './TestClock';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 /** Reserve-release batches: what each released to your merchants, its transaction, and each order in it. */
 export function SettlementsPage() {
@@ -27,8 +28,7 @@ export function SettlementsPage() {
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No settlements yet">Once an order&apos;s reserve hold ends, Trisettle releases it to the merchant in a batch; batches carrying your orders show here.</Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="Settlements">
+          <Table label="Settlements">
               <thead><tr><th scope="col">Batch</th><th scope="col">Status</th><th scope="col" className="num">Released</th><th scope="col" className="num">Orders</th><th scope="col">Transaction</th><th scope="col">Network</th><th scope="col">Confirmed</th><th scope="col"><span className="sr-only">Details</span></th></tr></thead>
               <tbody>
                 {paged.query.isPending ? <SkeletonRows cols={8} /> : paged.rows.map((s) => (
@@ -39,8 +39,8 @@ export function SettlementsPage() {
                       <td className="num strong nowrap">{formatHuman(s.total)} <span className="muted">USDC</span></td>
                       <td className="num">{s.order_count}</td>
                       <td>{s.tx_hash ? <Hash value={s.tx_hash} head={10} tail={6} /> : '—'}</td>
-                      <td><ChainName chainId={s.chain_id} /></td>
-                      <td className="muted nowrap">{formatDate(s.confirmed_at ?? s.created_at)}</td>
+                      <td><ChainName chainId={s.chain_id} short /></td>
+                      <td className="muted">{formatShortDate(s.confirmed_at ?? s.created_at)}</td>
                       <td>
                         <Button size="sm" aria-expanded={open === s.id} onClick={() => setOpen(open === s.id ? null : s.id)}>
                           {open === s.id ? 'Hide orders' : 'Show orders'}
@@ -50,28 +50,27 @@ export function SettlementsPage() {
                     {open === s.id && (
                       <tr className="subrow">
                         <td colSpan={8}>
-                          <table className="table table-inner" aria-label={`Orders in ${s.id}`}>
+                          <Table label={`Orders in ${s.id}`} className="table-inner">
                             <thead><tr><th scope="col">Order</th><th scope="col">Merchant</th><th scope="col">Status</th><th scope="col" className="num">Reserve</th><th scope="col" className="num">Released</th></tr></thead>
                             <tbody>
                               {s.orders.map((o) => (
                                 <tr key={o.order_id}>
                                   <td><Link href={`/dashboard/orders/${o.order_id}`}>{o.order_no}</Link></td>
-                                  <td><Link href={`/dashboard/merchants/${encodeURIComponent(o.merchant_id)}`} className="mono-soft">{o.merchant_id}</Link></td>
+                                  <td><Link href={`/dashboard/merchants/${encodeURIComponent(o.merchant_id)}`} className="mono-soft cell-clip">{o.merchant_id}</Link></td>
                                   <td><Badge state={o.state} /></td>
                                   <td className="num">{formatHuman(o.amount)}</td>
                                   <td className="num">{o.released_amount ? formatHuman(o.released_amount) : '—'}</td>
                                 </tr>
                               ))}
                             </tbody>
-                          </table>
+                          </Table>
                         </td>
                       </tr>
                     )}
                   </Fragment>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
         <Pager page={paged.page} hasPrev={paged.hasPrev} hasNext={paged.hasNext} onPrev={paged.prev} onNext={paged.next} count={paged.rows.length} />
       </Card>

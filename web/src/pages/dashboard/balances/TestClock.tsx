@@ -8,10 +8,11 @@ import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 const STEPS: [string, number][] = [['1 hour', 3_600], ['1 day', 86_400], ['7 days', 7 * 86_400]];
 
 /** The devnet's test clock: null (nothing shown) wherever `GET /v1/test_helpers/clock` does not answer. */
-export function useChainClock() {
+export function useChainClock(enabled = true) {
   return useQuery({
     queryKey: ['test_clock'],
     queryFn: () => api.get<ChainClock>('/v1/test_helpers/clock'),
+    enabled,
     retry: false,
     refetchInterval: (q) => (q.state.status === 'error' ? false : 15_000),
   });

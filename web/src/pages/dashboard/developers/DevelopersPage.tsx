@@ -1,14 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Alert, Badge, Button, Card, CopyButton, Link, Modal, Mono, SecretReveal, SkeletonRows } from '../../../components/ui';
+import { Alert, Badge, Button, Card, Clip, CopyButton, Link, Modal, Mono, SecretReveal, SkeletonRows } from '../../../components/ui';
 import { api } from '../../../lib/api';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatShortDate } from '../../../lib/format';
 import { useTitle } from '../../../lib/router';
 import type { ApiKey, List, Merchant } from '../../../lib/types';
 import { GaslessCard } from './GaslessCard';
 import { KeyAuditLog } from './KeyAuditLog';
 import { Pager, usePaged } from '../shared/paging';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 /** After a key changes: the key list and the audit log both moved. */
 const KEY_QUERIES = [['keys'], ['audit_log']];
@@ -53,8 +54,7 @@ export function DevelopersPage() {
         {keys.query.isError ? (
           <div className="card-body"><ApiErrorAlert error={keys.query.error} /></div>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="API keys">
+          <Table label="API keys">
               <thead><tr><th scope="col">Type</th><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
               <tbody>
                 {keys.query.isPending ? <SkeletonRows cols={6} rows={3} /> : keys.rows.map((k) => (
@@ -62,22 +62,21 @@ export function DevelopersPage() {
                     <td className="strong">{k.kind === 'secret' ? 'Secret' : 'Publishable'}</td>
                     <td>
                       {k.kind === 'publishable' && k.key ? (
-                        <span className="key-cell"><Mono>{k.key}</Mono><CopyButton value={k.key} /></span>
+                        <span className="key-cell"><Clip mono text={k.key} /><CopyButton value={k.key} /></span>
                       ) : (
                         <Mono>{k.hint}</Mono>
                       )}
                     </td>
                     <td><Badge state={k.state} /></td>
-                    <td className="muted nowrap">{formatDate(k.created_at)}</td>
-                    <td className="muted nowrap">{k.last_used_at ? formatDate(k.last_used_at) : 'Never'}</td>
+                    <td className="muted">{formatShortDate(k.created_at)}</td>
+                    <td className="muted">{k.last_used_at ? formatShortDate(k.last_used_at) : 'Never'}</td>
                     <td className="actions-cell">
                       {k.state === 'active' && <Button size="sm" variant="ghost" onClick={() => setRevoking(k)}>Revoke</Button>}
                     </td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
         <Pager page={keys.page} hasPrev={keys.hasPrev} hasNext={keys.hasNext} onPrev={keys.prev} onNext={keys.next} count={keys.rows.length} />
       </Card>

@@ -4,6 +4,7 @@ import { Card, SkeletonRows } from '../../../components/ui';
 import { api } from '../../../lib/api';
 import type { GaslessUsage } from '../../../lib/types';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 /**
  * Today's gasless relays for this platform (UTC day, chain clock): paid or in flight, failed (the relayer paid
@@ -18,8 +19,7 @@ export function GaslessCard() {
       {usage.isError ? (
         <div className="card-body"><ApiErrorAlert error={usage.error} /></div>
       ) : (
-        <div className="table-scroll">
-          <table className="table" aria-label="Gasless relays today">
+        <Table label="Gasless relays today">
             <thead><tr><th scope="col">Today</th><th scope="col">Relays</th><th scope="col">Reverted</th><th scope="col">Refused</th><th scope="col">ETH spent</th></tr></thead>
             <tbody>
               {usage.isPending ? <SkeletonRows cols={5} rows={1} /> : (
@@ -32,8 +32,7 @@ export function GaslessCard() {
                 </tr>
               )}
             </tbody>
-          </table>
-        </div>
+          </Table>
       )}
     </Card>
   );

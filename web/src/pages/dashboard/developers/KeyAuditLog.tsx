@@ -1,8 +1,9 @@
-import { Card, Empty, Mono, SkeletonRows } from '../../../components/ui';
-import { formatDate } from '../../../lib/format';
+import { Clip, Card, Empty, Mono, SkeletonRows } from '../../../components/ui';
+import { formatDate, formatShortDate } from '../../../lib/format';
 import type { AuditEvent } from '../../../lib/types';
 import { Pager, usePaged } from '../shared/paging';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 const ACTIONS: Record<AuditEvent['action'], string> = {
   'key.created': 'Created (onboarding)',
@@ -25,22 +26,20 @@ export function KeyAuditLog() {
       ) : !paged.query.isPending && paged.rows.length === 0 ? (
         <Empty title="No key events yet" />
       ) : (
-        <div className="table-scroll">
-          <table className="table" aria-label="Key audit log">
+        <Table label="Key audit log">
             <thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Key</th><th scope="col">Who</th><th scope="col">From</th></tr></thead>
             <tbody>
               {paged.query.isPending ? <SkeletonRows cols={5} rows={3} /> : paged.rows.map((e) => (
                 <tr key={e.id} data-event-id={e.id}>
-                  <td className="muted nowrap">{formatDate(e.created_at)}</td>
+                  <td className="muted">{formatShortDate(e.created_at)}</td>
                   <td className="strong">{ACTIONS[e.action]}</td>
                   <td><Mono title={e.key_id}>{e.key_hint}</Mono></td>
                   <td><Who actor={e.actor} /></td>
-                  <td className="mono-soft">{e.client_address ?? '—'}</td>
+                  <td><Clip mono text={e.client_address ?? '—'} /></td>
                 </tr>
               ))}
             </tbody>
-          </table>
-        </div>
+          </Table>
       )}
       <Pager page={paged.page} hasPrev={paged.hasPrev} hasNext={paged.hasNext} onPrev={paged.prev} onNext={paged.next} count={paged.rows.length} />
     </Card>

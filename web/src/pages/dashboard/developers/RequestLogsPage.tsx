@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { Card, Empty, Field, Link, Select, SkeletonRows } from '../../../components/ui';
+import { Clip, Card, Empty, Field, Link, Select, SkeletonRows } from '../../../components/ui';
 import type { RequestLog } from '../../../lib/dx-types';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatShortDate } from '../../../lib/format';
 import { navigate, useTitle } from '../../../lib/router';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 import { Pager, usePaged } from '../shared/paging';
 import { RequestLogDetail } from './RequestLogDetail';
+import { Table } from '../../../components/Table';
 
 export const logHref = (requestId: string) => `/dashboard/developers/logs/${encodeURIComponent(requestId)}`;
 
@@ -49,23 +50,21 @@ function LogList() {
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No requests">API requests made with your keys or this dashboard appear here.</Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="Requests">
+          <Table label="Requests">
               <thead><tr><th scope="col">Status</th><th scope="col">Request</th><th scope="col">Request ID</th><th scope="col">Error</th><th scope="col" className="num">Duration</th><th scope="col">Time</th></tr></thead>
               <tbody>
                 {paged.query.isPending ? <SkeletonRows cols={6} /> : paged.rows.map((l) => (
                   <tr key={l.request_id}>
                     <td><span className={`badge ${l.status >= 400 ? 'badge-red' : 'badge-green'}`}>{l.status}</span></td>
-                    <td className="mono-soft">{l.method} {l.path}</td>
-                    <td><Link href={logHref(l.request_id)} className="mono-soft">{l.request_id}</Link></td>
-                    <td className="mono-soft">{l.error_code ?? '—'}</td>
+                    <td><Clip mono text={`${l.method} ${l.path}`} /></td>
+                    <td><Link href={logHref(l.request_id)} className="mono-soft cell-clip">{l.request_id}</Link></td>
+                    <td><Clip mono text={l.error_code ?? '—'} /></td>
                     <td className="num">{l.duration_ms} ms</td>
-                    <td className="muted nowrap">{formatDate(l.created_at)}</td>
+                    <td className="muted">{formatShortDate(l.created_at)}</td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
         <Pager page={paged.page} hasPrev={paged.hasPrev} hasNext={paged.hasNext} onPrev={paged.prev} onNext={paged.next} count={paged.rows.length} />
       </Card>

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Badge, Card, ChainName, DescriptionList, Hash, Link, SkeletonRows, Spinner } from '../../../components/ui';
 import { api, ApiError } from '../../../lib/api';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatShortDate } from '../../../lib/format';
 import { formatBase, formatBps, formatHuman } from '../../../lib/money';
 import { navigate, useTitle } from '../../../lib/router';
 import type { Balance, Merchant, Order } from '../../../lib/types';
@@ -9,6 +9,8 @@ import { BalanceFigures } from '../balances/BalancesPage';
 import { Pager, usePaged } from '../shared/paging';
 import { TimelineCard } from '../shared/Timeline';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { OrderAmount } from '../orders/OrderAmount';
+import { Table } from '../../../components/Table';
 
 /** One merchant, read-only: the spec sends changes to a merchant (wallet, reserve) through support. */
 export function MerchantDetailPage({ id }: { id: string }) {
@@ -60,22 +62,20 @@ export function MerchantDetailPage({ id }: { id: string }) {
         ) : !orders.query.isPending && orders.rows.length === 0 ? (
           <div className="card-body empty-inline">No orders for this merchant yet.</div>
         ) : (
-          <div className="table-scroll">
-            <table className="table table-click" aria-label="Merchant orders">
+          <Table label="Merchant orders" className="table-click">
               <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col" className="num">Reserve held</th><th scope="col">Created</th></tr></thead>
               <tbody>
                 {orders.query.isPending ? <SkeletonRows cols={5} /> : orders.rows.map((o) => (
                   <tr key={o.id} onClick={() => navigate(`/dashboard/orders/${o.id}`)}>
-                    <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
+                    <td className="num strong nowrap"><OrderAmount order={o} /></td>
                     <td><Badge state={o.state} /></td>
                     <td><Link href={`/dashboard/orders/${o.id}`}>{o.order_no}</Link></td>
                     <td className="num">{formatBase(o.reserve_remaining)}</td>
-                    <td className="muted nowrap">{formatDate(o.created_at)}</td>
+                    <td className="muted">{formatShortDate(o.created_at)}</td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
         <Pager page={orders.page} hasPrev={orders.hasPrev} hasNext={orders.hasNext} onPrev={orders.prev} onNext={orders.next} count={orders.rows.length} />
       </Card>

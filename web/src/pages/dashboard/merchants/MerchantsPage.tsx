@@ -1,16 +1,17 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { isAddress } from 'viem';
-import { Alert, Badge, Button, Card, ChainName, Empty, Field, Hash, Link, Modal, SecretReveal, Select, SkeletonRows } from '../../../components/ui';
+import { Clip, Alert, Badge, Button, Card, ChainName, Empty, Field, Hash, Link, Modal, SecretReveal, Select, SkeletonRows } from '../../../components/ui';
 import { api, errorMessage } from '../../../lib/api';
 import { CHAIN_OPTIONS, DEFAULT_CHAIN_ID } from '../../../lib/chains';
-import { formatDate, relativeTime } from '../../../lib/format';
+import { formatDate, formatShortDate, relativeTime } from '../../../lib/format';
 import { formatBps } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
 import type { Invitation, List, Merchant } from '../../../lib/types';
 import { paramError, parseBps, type Errors } from '../shared/forms';
 import { Pager, usePaged } from '../shared/paging';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 export function MerchantsPage() {
   useTitle('Merchants');
@@ -36,24 +37,22 @@ export function MerchantsPage() {
             Invite a merchant to connect their own wallet, or add one directly if you already know their wallet address.
           </Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="Merchants">
+          <Table label="Merchants">
               <thead><tr><th scope="col">Name</th><th scope="col">Merchant ID</th><th scope="col">Wallet</th><th scope="col">Network</th><th scope="col" className="num">Reserve</th><th scope="col">Status</th><th scope="col">Added</th></tr></thead>
               <tbody>
                 {paged.query.isPending ? <SkeletonRows cols={7} /> : paged.rows.map((m) => (
                   <tr key={m.id}>
                     <td className="strong"><Link href={`/dashboard/merchants/${encodeURIComponent(m.external_id)}`}>{m.name}</Link></td>
-                    <td className="mono-soft">{m.external_id}</td>
+                    <td><Clip mono text={m.external_id} /></td>
                     <td><Hash value={m.merchant_wallet} head={8} tail={6} /></td>
-                    <td><ChainName chainId={m.chain_id} /></td>
+                    <td><ChainName chainId={m.chain_id} short /></td>
                     <td className="num">{formatBps(m.reserve_bps)}</td>
                     <td><Badge state={m.state} /></td>
-                    <td className="muted nowrap">{formatDate(m.created_at)}</td>
+                    <td className="muted">{formatShortDate(m.created_at)}</td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
         <Pager page={paged.page} hasPrev={paged.hasPrev} hasNext={paged.hasNext} onPrev={paged.prev} onNext={paged.next} count={paged.rows.length} />
       </Card>
@@ -64,19 +63,18 @@ export function MerchantsPage() {
         ) : (invitations.data?.data.length ?? 0) === 0 ? (
           <div className="card-body empty-inline">{invitations.isPending ? 'Loading…' : 'No invitations yet. Invite a merchant to send them an onboarding link.'}</div>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="Invitations">
+          <Table label="Invitations">
               <thead><tr><th scope="col">Merchant ID</th><th scope="col">Suggested name</th><th scope="col">Network</th><th scope="col">Status</th><th scope="col">Wallet</th><th scope="col">Expires</th><th scope="col">Created</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
               <tbody>
                 {invitations.data!.data.map((i) => (
                   <tr key={i.id}>
-                    <td className="mono-soft">{i.external_id}</td>
-                    <td>{i.suggested_name}</td>
-                    <td><ChainName chainId={i.chain_id} /></td>
+                    <td><Clip mono text={i.external_id} /></td>
+                    <td><Clip text={i.suggested_name} twoLines /></td>
+                    <td><ChainName chainId={i.chain_id} short /></td>
                     <td>{i.revoked_at ? <Badge state="expired">Revoked</Badge> : <Badge state={i.state} />}</td>
                     <td>{i.wallet ? <Hash value={i.wallet} head={8} tail={6} /> : <span className="muted">—</span>}</td>
-                    <td className="muted nowrap">{i.state === 'pending' ? relativeTime(i.expires_at) : formatDate(i.expires_at)}</td>
-                    <td className="muted nowrap">{formatDate(i.created_at)}</td>
+                    <td className="muted">{i.state === 'pending' ? relativeTime(i.expires_at) : formatShortDate(i.expires_at)}</td>
+                    <td className="muted">{formatShortDate(i.created_at)}</td>
                     <td>
                       {i.state !== 'completed' && (
                         <div className="row-actions">
@@ -88,8 +86,7 @@ export function MerchantsPage() {
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
       </Card>
       {reissue && <InviteModal initial={reissue} onClose={() => setReissue(null)} />}

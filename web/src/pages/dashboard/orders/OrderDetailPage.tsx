@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
-import { Badge, Button, Card, ChainName, DescriptionList, Hash, Link, Spinner } from '../../../components/ui';
+import { Clip, Badge, Button, Card, ChainName, DescriptionList, Hash, Link, Spinner } from '../../../components/ui';
 import { api, ApiError } from '../../../lib/api';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatShortDate } from '../../../lib/format';
 import { chargedAmount, isManual } from '../../../lib/capture';
 import { formatBase, formatHuman, toBase } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
@@ -10,12 +10,14 @@ import { type List, type Order, type Refund } from '../../../lib/types';
 import { AuthorizationCard } from './AuthorizationCard';
 import { CaptureActions } from './CaptureActions';
 import { captureRequest } from './capture-request';
-import { RefundActions } from '../refunds/RefundActions';
+import { RefundActions, RefundFunding } from '../refunds/RefundActions';
 import { RefundModal } from '../refunds/RefundModal';
 import { TimelineCard } from '../shared/Timeline';
+import { When } from '../../../components/When';
 import { payer, paymentMethod } from './payment-method';
 import { SplitBar } from './SplitBar';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 const CANCELLATION = { pending: 'cancelling', cancelled: 'cancelled on chain', too_late: 'executed before the cancellation' } as const;
 const isOpen = (r: Refund) => r.state === 'pending' || r.state === 'requires_funding';
@@ -91,7 +93,7 @@ export function OrderDetailPage({ id }: { id: string }) {
               ['Payment router', <Hash key="r" value={o.pay_to} />],
               ...(o.reserve_remaining !== undefined ? [['Reserve still held', `${formatBase(o.reserve_remaining)} USDC`] as [string, string]] : []),
               ['Created', formatDate(o.created_at)],
-              ['Pay before', formatDate(o.deadline_at)],
+              ['Pay before', <When key="d" iso={o.deadline_at} testId="pay-before" />],
               ...(o.state === 'voided' ? [] : [[manual ? 'Captured at' : 'Confirmed', formatDate(o.confirmed_at)] as [string, string]]),
               ['Payment method', paymentMethod(o)],
               ['Payer', payer(o) ? <Hash key="py" value={payer(o)!} /> : '—'],
@@ -110,23 +112,22 @@ export function OrderDetailPage({ id }: { id: string }) {
         ) : (refunds.data?.data.length ?? 0) === 0 ? (
           <div className="card-body empty-inline">{refunds.isPending ? 'Loading…' : 'No refunds for this order.'}</div>
         ) : (
-          <div className="table-scroll"><table className="table" aria-label="Refunds of this order">
-            <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col" className="num">From reserve</th><th scope="col" className="num">Wallet funds</th><th scope="col">Transaction</th><th scope="col">Reason</th><th scope="col">Created</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
+          <Table label="Refunds of this order">
+            <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col" className="num">Paid from</th><th scope="col">Transaction</th><th scope="col">Reason</th><th scope="col">Created</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
             <tbody>
               {refunds.data!.data.map((r) => (
                 <tr key={r.id} data-refund-id={r.id}>
                   <td className="num strong"><Link href={`/dashboard/refunds/${encodeURIComponent(r.id)}`}>{formatHuman(r.amount)}</Link></td>
                   <td className="nowrap"><Badge state={r.state} />{r.cancellation && <span className="muted"> · {CANCELLATION[r.cancellation]}</span>}</td>
-                  <td className="num">{formatBase(r.reserve_portion)}</td>
-                  <td className="num">{formatBase(r.funding_required)}</td>
-                  <td>{r.tx_hash ? <Hash value={r.tx_hash} head={10} tail={6} /> : '—'}</td>
-                  <td>{r.reason ?? '—'}</td>
-                  <td className="muted">{formatDate(r.created_at)}</td>
+                  <td className="num"><RefundFunding refund={r} /></td>
+                  <td>{r.tx_hash ? <Hash value={r.tx_hash} head={8} tail={4} copy={false} /> : '—'}</td>
+                  <td><Clip text={r.reason ?? '—'} twoLines /></td>
+                  <td className="muted">{formatShortDate(r.created_at)}</td>
                   <td><RefundActions refund={r} /></td>
                 </tr>
               ))}
             </tbody>
-          </table></div>
+          </Table>
         )}
       </Card>}
       <TimelineCard kind="orders" id={o.id} live={o.state === 'pending_payment' || o.state === 'authorized'} />

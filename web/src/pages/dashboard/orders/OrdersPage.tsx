@@ -1,9 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Button, Card, Empty, Field, Link, Modal, SecretReveal, Select, SkeletonRows } from '../../../components/ui';
+import { Clip, Alert, Badge, Button, Card, Empty, Field, Link, Modal, SecretReveal, Select, SkeletonRows } from '../../../components/ui';
 import { api, withQuery } from '../../../lib/api';
 import { CHAIN_OPTIONS, DEFAULT_CHAIN_ID } from '../../../lib/chains';
-import { formatDate, humanize } from '../../../lib/format';
+import { formatDate, formatShortDate, humanize } from '../../../lib/format';
 import { AMOUNT_RE, formatHuman } from '../../../lib/money';
 import { navigate, useLocation, useTitle } from '../../../lib/router';
 import { ORDER_STATES, type CreatedSession, type Order } from '../../../lib/types';
@@ -13,6 +13,8 @@ import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 import { isManual } from '../../../lib/capture';
 import { chargeLaterBody, chargeLaterError, CHARGE_LATER_OFF, type ChargeLater } from './charge-later';
 import { ChargeLaterFields } from './ChargeLaterFields';
+import { OrderAmount } from './OrderAmount';
+import { Table } from '../../../components/Table';
 
 export function OrdersPage() {
   useTitle('Orders');
@@ -55,25 +57,22 @@ export function OrdersPage() {
             Orders appear here when you create them from the dashboard, the API or a checkout link.
           </Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="table table-click" aria-label="Orders">
+          <Table label="Orders" className="table-click">
               <thead>
-                <tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col">Merchant</th><th scope="col">ID</th><th scope="col">Created</th></tr>
+                <tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col">Merchant</th><th scope="col">Created</th></tr>
               </thead>
               <tbody>
-                {paged.query.isPending ? <SkeletonRows cols={6} /> : paged.rows.map((o) => (
+                {paged.query.isPending ? <SkeletonRows cols={5} /> : paged.rows.map((o) => (
                   <tr key={o.id} onClick={() => navigate(`/dashboard/orders/${o.id}`)}>
-                    <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
+                    <td className="num strong nowrap"><OrderAmount order={o} /></td>
                     <td className="nowrap"><Badge state={o.state} />{isManual(o) && <span className="capture-tag"> Charge later</span>}</td>
-                    <td><Link href={`/dashboard/orders/${o.id}`}>{o.order_no}</Link></td>
-                    <td className="mono-soft">{o.merchant_id}</td>
-                    <td className="mono-soft">{o.id}</td>
-                    <td className="muted nowrap">{formatDate(o.created_at)}</td>
+                    <td><Link href={`/dashboard/orders/${o.id}`} className="cell-clip">{o.order_no}</Link><span className="cell-sub mono-soft">{o.id}</span></td>
+                    <td><Clip mono text={o.merchant_id} /></td>
+                                        <td className="muted">{formatShortDate(o.created_at)}</td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
         <Pager page={paged.page} hasPrev={paged.hasPrev} hasNext={paged.hasNext} onPrev={paged.prev} onNext={paged.next} count={paged.rows.length} loading={paged.query.isFetching && paged.query.isPending} />
       </Card>

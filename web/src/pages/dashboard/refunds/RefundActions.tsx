@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { Alert, Button, Modal, Spinner } from '../../../components/ui';
 import { api, errorMessage } from '../../../lib/api';
-import { formatHuman } from '../../../lib/money';
+import { formatBase, formatHuman } from '../../../lib/money';
 import type { Refund } from '../../../lib/types';
 
 // The wallet code (wagmi, viem clients) loads only when someone pays a refund from the dashboard.
@@ -58,5 +58,16 @@ export function RefundActions({ refund }: { refund: Refund }) {
         </Modal>
       )}
     </div>
+  );
+}
+
+/** Where a refund's money comes from, in one cell: the reserve's part, then what a wallet must pay (when anything). */
+export function RefundFunding({ refund: r }: { refund: Refund }) {
+  const wallet = /^\d+$/.test(r.funding_required ?? '') ? BigInt(r.funding_required) : 0n;
+  return (
+    <>
+      <span className="nowrap">{formatBase(r.reserve_portion)} <span className="muted">reserve</span></span>
+      {wallet > 0n && <span className="cell-sub nowrap">{formatBase(r.funding_required)} <span className="muted">wallet</span></span>}
+    </>
   );
 }

@@ -1,13 +1,14 @@
 import { useState } from 'react';
-import { Badge, Button, Card, Empty, Link, SkeletonRows } from '../../../components/ui';
-import { formatDate, humanize } from '../../../lib/format';
-import { formatBase, formatHuman } from '../../../lib/money';
+import { Clip, Badge, Button, Card, Empty, Link, SkeletonRows } from '../../../components/ui';
+import { formatDate, formatShortDate, humanize } from '../../../lib/format';
+import { formatHuman } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
 import type { Refund } from '../../../lib/types';
 import { Pager, usePaged } from '../shared/paging';
-import { RefundActions } from './RefundActions';
+import { RefundActions, RefundFunding } from './RefundActions';
 import { RefundModal } from './RefundModal';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 const STATES = ['', 'pending', 'requires_funding', 'completed', 'failed'];
 
@@ -35,25 +36,22 @@ export function RefundsPage() {
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No refunds">Refund a confirmed order from its page, or with New refund.</Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="Refunds">
-              <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col" className="num">From reserve</th><th scope="col" className="num">Needs funding</th><th scope="col">Reason</th><th scope="col">Created</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
+          <Table label="Refunds">
+              <thead><tr><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col" className="num">Paid from</th><th scope="col">Reason</th><th scope="col">Created</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
               <tbody>
-                {paged.query.isPending ? <SkeletonRows cols={8} /> : paged.rows.map((r) => (
+                {paged.query.isPending ? <SkeletonRows cols={7} /> : paged.rows.map((r) => (
                   <tr key={r.id}>
                     <td className="num strong nowrap"><Link href={`/dashboard/refunds/${encodeURIComponent(r.id)}`}>{formatHuman(r.amount)}</Link> <span className="muted">USDC</span></td>
                     <td><Badge state={r.state} /></td>
-                    <td><Link href={`/dashboard/orders/${r.order_id}`} className="mono-soft">{r.order_id}</Link></td>
-                    <td className="num">{formatBase(r.reserve_portion)}</td>
-                    <td className="num">{formatBase(r.funding_required)}</td>
-                    <td>{r.reason ?? '—'}</td>
-                    <td className="muted nowrap">{formatDate(r.created_at)}</td>
+                    <td><Link href={`/dashboard/orders/${r.order_id}`} className="mono-soft cell-clip">{r.order_id}</Link></td>
+                    <td className="num"><RefundFunding refund={r} /></td>
+                    <td><Clip text={r.reason ?? '—'} twoLines /></td>
+                    <td className="muted">{formatShortDate(r.created_at)}</td>
                     <td><RefundActions refund={r} /></td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
         <Pager page={paged.page} hasPrev={paged.hasPrev} hasNext={paged.hasNext} onPrev={paged.prev} onNext={paged.next} count={paged.rows.length} />
       </Card>

@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import { DevnetBadge } from '../../../components/DevnetBadge';
 import { Link, Logo } from '../../../components/ui';
+import { ChainClockNote } from './ChainClock';
 import { useSignOut } from './session';
 
 const NAV: { href: string; label: string; icon: string }[] = [
@@ -27,6 +28,7 @@ export function Shell({ user, platformName, path, children }: { user: { name: st
         <div className="sidebar-head">
           <Logo small />
           <DevnetBadge />
+          <ChainClockNote />
         </div>
         {platformName && <div className="platform-name" title={platformName}>{platformName}</div>}
         <nav aria-label="Dashboard" onClick={() => setOpen(false)}>
@@ -63,6 +65,7 @@ export function Shell({ user, platformName, path, children }: { user: { name: st
           </button>
           <Logo small />
           <DevnetBadge />
+          <ChainClockNote />
         </header>
         <main id="main" className="content">{children}</main>
       </div>

@@ -2,14 +2,17 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Alert, Badge, Button, Card, ChainName, DescriptionList, Empty, Hash, Link, Spinner } from '../../../components/ui';
 import { api, ApiError } from '../../../lib/api';
-import { formatDate, humanize } from '../../../lib/format';
+import { formatDate, formatShortDate, humanize } from '../../../lib/format';
 import { formatBase, formatHuman } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
+import { When } from '../../../components/When';
 import type { Order, Subscription } from '../../../lib/types';
 import { Pager, usePaged } from '../shared/paging';
 import { CancelModal } from './CancelModal';
 import { every } from './SubscriptionsPage';
 import './subscriptions.css';
+import { OrderAmount } from '../orders/OrderAmount';
+import { Table } from '../../../components/Table';
 
 const live = (s: Subscription | undefined) => s?.state === 'active' || s?.state === 'past_due';
 
@@ -58,7 +61,7 @@ export function SubscriptionDetailPage({ id }: { id: string }) {
             ['Network', <ChainName key="c" chainId={s.chain_id} />],
             ['Payer', s.payer ? <Hash key="p" value={s.payer} /> : s.payer_address ? <>Reserved for <Hash value={s.payer_address} /></> : 'Not signed yet'],
             ['Current period', s.current_period_start ? `${formatDate(s.current_period_start)} – ${formatDate(s.current_period_end)}` : '—'],
-            ['Next charge', live(s) && !s.cancel_at_period_end ? <span key="n" data-testid="next-charge">{formatDate(s.next_charge_at)}</span> : '—'],
+            ['Next charge', live(s) && !s.cancel_at_period_end ? <When key="n" iso={s.next_charge_at} testId="next-charge" /> : '—'],
             ['Periods charged', `${s.periods_charged}${s.max_periods ? ` of ${s.max_periods}` : ''}`],
             ['Per charge', `service ${formatBase(split.service_fee)} · platform ${formatBase(split.platform_fee)} · merchant ${formatBase(split.merchant_gross)} (reserve ${formatBase(split.reserve_hold)})`],
             ...(s.state === 'canceled' ? ([['Canceled', `${formatDate(s.canceled_at)} (${humanize(s.cancel_reason ?? '—')})`]] as [string, string][]) : []),
@@ -74,22 +77,20 @@ export function SubscriptionDetailPage({ id }: { id: string }) {
           <Empty title="No charges yet">{s.state === 'incomplete' ? 'The first period is charged when the payer signs.' : 'Charges appear here as orders.'}</Empty>
         ) : (
           <>
-            <div className="table-scroll">
-              <table className="table" aria-label="Charges">
+            <Table label="Charges">
                 <thead><tr><th scope="col">Order</th><th scope="col" className="num">Period</th><th scope="col" className="num">Amount</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
                 <tbody>
                   {charges.rows.map((o) => (
                     <tr key={o.id}>
-                      <td><Link href={`/dashboard/orders/${o.id}`} className="mono-soft">{o.order_no}</Link></td>
+                      <td><Link href={`/dashboard/orders/${o.id}`} className="mono-soft cell-clip">{o.order_no}</Link></td>
                       <td className="num">{o.subscription_period === null ? '—' : o.subscription_period + 1}</td>
-                      <td className="num strong nowrap">{formatHuman(o.amount)} <span className="muted">{o.token}</span></td>
+                      <td className="num strong nowrap"><OrderAmount order={o} /></td>
                       <td><Badge state={o.state} /></td>
-                      <td className="muted nowrap">{formatDate(o.created_at)}</td>
+                      <td className="muted">{formatShortDate(o.created_at)}</td>
                     </tr>
                   ))}
                 </tbody>
-              </table>
-            </div>
+              </Table>
             {(charges.hasPrev || charges.hasNext) && (
               <Pager page={charges.page} hasPrev={charges.hasPrev} hasNext={charges.hasNext} onPrev={charges.prev} onNext={charges.next} count={charges.rows.length} loading={charges.query.isFetching && charges.query.isPlaceholderData} />
             )}

@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { Alert, Badge, Card, Empty, Link, Select, SkeletonRows } from '../../../components/ui';
-import { formatDate, humanize } from '../../../lib/format';
+import { Clip, Alert, Badge, Card, Empty, Link, Select, SkeletonRows } from '../../../components/ui';
+import { formatDate, formatShortDate, humanize } from '../../../lib/format';
 import { formatHuman } from '../../../lib/money';
 import { useTitle } from '../../../lib/router';
 import type { Subscription } from '../../../lib/types';
 import { useMerchantOptions } from '../shared/forms';
 import { Pager, usePaged } from '../shared/paging';
+import { Table } from '../../../components/Table';
 
 const STATES = ['', 'incomplete', 'active', 'past_due', 'canceled', 'expired'];
 
@@ -45,26 +46,24 @@ export function SubscriptionsPage() {
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No subscriptions">Create one with POST /v1/subscriptions and send the payer its link.</Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="Subscriptions">
+          <Table label="Subscriptions">
               <thead>
                 <tr><th scope="col">Subscription</th><th scope="col" className="num">Amount</th><th scope="col">Every</th><th scope="col">Status</th><th scope="col">Merchant</th><th scope="col">Next charge</th><th scope="col">Created</th></tr>
               </thead>
               <tbody>
                 {paged.query.isPending ? <SkeletonRows cols={7} /> : paged.rows.map((s) => (
                   <tr key={s.id}>
-                    <td><Link href={`/dashboard/subscriptions/${s.id}`} className="mono-soft">{s.id}</Link></td>
+                    <td><Link href={`/dashboard/subscriptions/${s.id}`} className="mono-soft cell-clip">{s.id}</Link></td>
                     <td className="num strong nowrap">{formatHuman(s.amount)} <span className="muted">{s.token}</span></td>
                     <td>{every(s)}</td>
                     <td><Badge state={s.state} /></td>
-                    <td className="mono-soft">{s.merchant_id}</td>
-                    <td className="muted nowrap">{s.state === 'active' || s.state === 'past_due' ? formatDate(s.next_charge_at) : '—'}</td>
-                    <td className="muted nowrap">{formatDate(s.created_at)}</td>
+                    <td><Clip mono text={s.merchant_id} /></td>
+                    <td className="muted">{s.state === 'active' || s.state === 'past_due' ? formatShortDate(s.next_charge_at) : '—'}</td>
+                    <td className="muted">{formatShortDate(s.created_at)}</td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
         <Pager page={paged.page} hasPrev={paged.hasPrev} hasNext={paged.hasNext} onPrev={paged.prev} onNext={paged.next} count={paged.rows.length} />
       </Card>

@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Badge, Button, Card, Link, SkeletonRows } from '../../../components/ui';
 import { api } from '../../../lib/api';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatShortDate } from '../../../lib/format';
 import type { Delivery, List } from '../../../lib/types';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 export const deliveryHref = (id: string) => `/dashboard/webhooks/deliveries/${encodeURIComponent(id)}`;
 
@@ -24,8 +25,7 @@ export function DeliveriesCard({ endpointId }: { endpointId: string }) {
         ) : !deliveries.isPending && deliveries.data.data.length === 0 ? (
           <div className="card-body empty-inline">No deliveries yet. Events you subscribed to will appear here as they are sent.</div>
         ) : (
-          <div className="table-scroll">
-            <table className="table" aria-label="Deliveries">
+          <Table label="Deliveries">
               <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" className="num">Attempts</th><th scope="col" className="num">Response</th><th scope="col">Created</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
               <tbody>
                 {deliveries.isPending ? <SkeletonRows cols={6} rows={3} /> : deliveries.data.data.map((d) => (
@@ -34,7 +34,7 @@ export function DeliveriesCard({ endpointId }: { endpointId: string }) {
                     <td><Badge state={d.state ?? 'pending'} /></td>
                     <td className="num">{d.attempts ?? '—'}</td>
                     <td className="num" title={d.last_error ?? undefined}>{d.last_status ?? (d.last_error ? 'No answer' : '—')}</td>
-                    <td className="muted nowrap">{formatDate(d.created_at)}</td>
+                    <td className="muted">{formatShortDate(d.created_at)}</td>
                     <td className="actions-cell">
                       <div className="row-actions">
                         <Link href={deliveryHref(d.id)} className="btn btn-ghost btn-sm"><span>Inspect</span></Link>
@@ -44,8 +44,7 @@ export function DeliveriesCard({ endpointId }: { endpointId: string }) {
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
       </Card>
     </>

@@ -1,10 +1,11 @@
 import { Fragment, useState } from 'react';
-import { Card, Empty, Select, SkeletonRows } from '../../../components/ui';
-import { formatDate } from '../../../lib/format';
+import { Clip, Card, Empty, Select, SkeletonRows } from '../../../components/ui';
+import { formatDate, formatShortDate } from '../../../lib/format';
 import { useTitle } from '../../../lib/router';
 import { EVENT_TYPES, type WebhookEvent } from '../../../lib/types';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 import { Pager, usePaged } from '../shared/paging';
+import { Table } from '../../../components/Table';
 
 const OUTCOMES = [
   { value: '', label: 'Any outcome' },
@@ -34,17 +35,16 @@ export function EventsPage() {
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No events">Events are recorded as orders, refunds and merchants change state.</Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="table table-click" aria-label="Events">
+          <Table label="Events" className="table-click">
               <thead><tr><th scope="col">Type</th><th scope="col">Event ID</th><th scope="col">Object</th><th scope="col">Created</th></tr></thead>
               <tbody>
                 {paged.query.isPending ? <SkeletonRows cols={4} /> : paged.rows.map((ev) => (
                   <Fragment key={ev.id}>
                     <tr onClick={() => setOpen(open === ev.id ? null : ev.id)} aria-expanded={open === ev.id}>
                       <td><span className="mono-soft strong">{ev.type}</span></td>
-                      <td className="mono-soft">{ev.id}</td>
-                      <td className="mono-soft">{String(ev.data?.object?.id ?? '—')}</td>
-                      <td className="muted nowrap">{formatDate(ev.created_at)}</td>
+                      <td><Clip mono text={ev.id} /></td>
+                      <td><Clip mono text={String(ev.data?.object?.id ?? '—')} /></td>
+                      <td className="muted">{formatShortDate(ev.created_at)}</td>
                     </tr>
                     {open === ev.id && (
                       <tr className="row-detail"><td colSpan={4}><pre className="code-block">{JSON.stringify(ev, null, 2)}</pre></td></tr>
@@ -52,8 +52,7 @@ export function EventsPage() {
                   </Fragment>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
         <Pager page={paged.page} hasPrev={paged.hasPrev} hasNext={paged.hasNext} onPrev={paged.prev} onNext={paged.next} count={paged.rows.length} />
       </Card>

@@ -2,13 +2,14 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, Card, Empty, Field, Link, Modal, Mono, SecretReveal, SkeletonRows } from '../../../components/ui';
 import { api } from '../../../lib/api';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatShortDate } from '../../../lib/format';
 import { navigate, useTitle } from '../../../lib/router';
 import type { List, WebhookEndpoint } from '../../../lib/types';
 import { paramError } from '../shared/forms';
 import { EndpointStatus } from './EndpointStatus';
 import { describeEvents, EventPicker, useEventChoice } from './EventPicker';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
+import { Table } from '../../../components/Table';
 
 export function WebhooksPage() {
   useTitle('Webhooks');
@@ -32,8 +33,7 @@ export function WebhooksPage() {
             Trisettle sends signed events (order.confirmed, refund.completed, …) to your server as they happen.
           </Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="table table-click" aria-label="Webhook endpoints">
+          <Table label="Webhook endpoints" className="table-click">
               <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
               <tbody>
                 {endpoints.isPending ? <SkeletonRows cols={4} rows={3} /> : endpoints.data.data.map((ep) => (
@@ -41,12 +41,11 @@ export function WebhooksPage() {
                     <td><Link href={`/dashboard/webhooks/${ep.id}`} className="mono-soft">{ep.url}</Link></td>
                     <td className="muted events-cell">{describeEvents(ep.subscribed_events)}</td>
                     <td><EndpointStatus status={ep.status} /></td>
-                    <td className="muted nowrap">{formatDate(ep.created_at)}</td>
+                    <td className="muted">{formatShortDate(ep.created_at)}</td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
         )}
       </Card>
       {creating && <NewEndpointModal onClose={() => setCreating(false)} />}
