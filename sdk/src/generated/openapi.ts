@@ -5139,6 +5139,8 @@ export interface paths {
                 header?: {
                     /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
                     "idempotency-key"?: string;
+                    /** @description The IP address of the end client your paywall is serving (the SDK paywall sends it): refused payments count per end client (RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE each, 50 times that for the platform), not against your server. Must be an IP address (else 422). */
+                    "trisettle-client-address"?: string;
                 };
                 path?: never;
                 cookie?: never;
@@ -5267,7 +5269,7 @@ export interface paths {
         put?: never;
         /**
          * Settle an x402 payment for one of your sessions (facilitator settle)
-         * @description Verifies, relays payOrderWithTransfer with the relayer (gasless budgets and caps) and waits until mined (X402_SETTLE_WAIT_MS; past it errorReason settlement_pending with the transaction). Idempotent per payload: the same authorization again is answered from its payment, never sent twice.
+         * @description Verifies, relays payOrderWithTransfer with the relayer (gasless budgets and caps) and waits until mined (X402_SETTLE_WAIT_MS; past it errorReason settlement_pending with the transaction). The same authorization again is never sent twice: it is answered from its payment, and only the first answer that reports it paid is success true; any later one (a replay, re-cased or not) is success false, errorReason invalid_exact_evm_nonce_already_used, with the transaction. Repeat a lost answer with the same Idempotency-Key.
          */
         post: {
             parameters: {
@@ -5275,6 +5277,8 @@ export interface paths {
                 header?: {
                     /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
                     "idempotency-key"?: string;
+                    /** @description The IP address of the end client your paywall is serving (the SDK paywall sends it): refused payments count per end client (RATE_LIMIT_RELAY_REFUSALS_PER_MINUTE each, 50 times that for the platform), not against your server. Must be an IP address (else 422). */
+                    "trisettle-client-address"?: string;
                 };
                 path?: never;
                 cookie?: never;
