@@ -134,7 +134,7 @@ describe('hosted subscription pages', () => {
     const paid = charges.getByRole('row').nth(1);
     await paid.getByText('Paid').waitFor();
     expect(await charges.getByRole('row').count()).toBe(2);
-    expect(await paid.getByRole('cell').nth(0).textContent()).toBe('1');
+    expect(await paid.getByRole('cell').nth(0).textContent()).toBe('0');
     expect(await paid.getByRole('cell').nth(1).textContent()).toBe('4.20 USDC');
     expect(await paid.getByRole('cell').nth(2).textContent()).not.toBe('—');
     await paid.locator(`[title="${charge.tx_hash}"]`).waitFor();

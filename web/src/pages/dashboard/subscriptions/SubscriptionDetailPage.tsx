@@ -83,7 +83,7 @@ export function SubscriptionDetailPage({ id }: { id: string }) {
                   {charges.rows.map((o) => (
                     <tr key={o.id}>
                       <td><Link href={`/dashboard/orders/${o.id}`} className="mono-soft cell-clip">{o.order_no}</Link></td>
-                      <td className="num">{o.subscription_period === null ? '—' : o.subscription_period + 1}</td>
+                      <td className="num">{o.subscription_period ?? '—'}</td>
                       <td className="num strong nowrap"><OrderAmount order={o} /></td>
                       <td><Badge state={o.state} /></td>
                       <td className="muted">{formatShortDate(o.created_at)}</td>
