@@ -6,13 +6,13 @@ import type { OrderRow } from '../orders/repo.js';
 import { computeSplit } from '../orders/split.js';
 
 /**
- * capture(PayOrder, amount, serviceFee, platformFee, reserveHold): the signed PayOrder as stored (the router
- * checks it against the authorization's digest) and the split of the captured amount at the order's frozen
+ * capture(PayOrder, amount, serviceFee, platformFee, reserveHold): the signed PayOrder the chain authorized (the router
+ * checks it against the authorization's digest): the order's own, or `authorized`, the payer-locked one of an x402 payment) and the split of the captured amount at the order's frozen
  * rates (orders/split.ts), the same numbers the indexer then expects in the capture's OrderPaid.
  */
-export function captureIntent(order: OrderRow, amount: bigint): OperatorTxIntent {
+export function captureIntent(order: OrderRow, amount: bigint, authorized: unknown = null): OperatorTxIntent {
   const split = computeSplit(amount, order.service_fee_bps, order.platform_fee_bps, order.reserve_bps);
-  const message = payOrderFromJson(order.eip712 as Pick<PayOrderJson, 'message'>);
+  const message = payOrderFromJson((authorized ?? order.eip712) as Pick<PayOrderJson, 'message'>);
   return {
     chainId: order.chain_id, purpose: 'capture', refId: order.id, to: order.pay_to as Hex,
     calldata: encodeFunctionData({ abi: paymentRouterAbi, functionName: 'capture', args: [message, amount, split.serviceFee, split.platformFee, split.reserveHold] }),

@@ -8,6 +8,12 @@ import type { VoidRequestReason } from '../../db/schema.js';
  * orders module, from the chain's events.
  */
 export const authorizationsRepo = {
+  /**
+   * The PayOrder the chain authorized when an x402 payment paid the order: the payer-locked one the service signed for
+   * that payer (x402/settle.ts), not the order's open one, so its digest is the one the router stored.
+   */
+  x402PayOrder: async (tx: Executor, orderId: string): Promise<unknown> =>
+    (await sql<{ pay_order: unknown }>`select pay_order from x402_payments where order_id = ${orderId} and status in ('settled', 'attributed') limit 1`.execute(tx)).rows[0]?.pay_order ?? null,
   /** The caller's order, locked: requests of one order are serialised (and another platform's is not found). */
   lockOfPlatform: (tx: Executor, platformId: string, id: string) =>
     tx.selectFrom('orders').selectAll().where('platform_id', '=', platformId).where('id', '=', id).forUpdate().executeTakeFirst(),

@@ -36,7 +36,7 @@ export async function requestCapture<B>(deps: AuthorizationsDeps, platformId: st
     if (amount > order.amount_authorized) {
       throw new AppError('validation_failed', `amount must be at most the authorized ${formatUnits(order.amount_authorized)} USDC.`, 'amount');
     }
-    await enqueueOperatorTx(tx, captureIntent(order, amount));
+    await enqueueOperatorTx(tx, captureIntent(order, amount, await authorizationsRepo.x402PayOrder(tx, order.id)));
     const body = answer(await authorizationsRepo.markCaptureRequested(tx, order.id, amount, deps.clock.now()));
     await recordResponseInTx(tx, 202, body);
     return body;
