@@ -16,6 +16,7 @@ import { MAX_PERIODS_PER_MOVE } from '../../src/modules/subscriptions/test-clock
 import { createServices } from '../../src/services.js';
 import { sweepSubscriptions } from '../../src/workers.js';
 import { balances, changes, chargeLaterFlow, driveAtDepth, units, type ChargeLaterFlow } from '../helpers/charge-later-flow.js';
+import { ADMIN_TOKEN } from '../helpers/harness.js';
 import { deploySafe, deploySafeStack, SAFE_ARTIFACTS, signSafeHash } from '../helpers/safe.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -257,6 +258,11 @@ describe.each([2, 20])('subscriptions on anvil, %i confirmations', (depth) => {
     // Nothing more before the next period begins on the chain's clock.
     await period(0);
     expect(await charges(id)).toHaveLength(3);
+    // Every charge's USDC into the router is the manager's own pull (Charged): none is an unmatched transfer.
+    const unmatched = await t.f.h.request('GET', '/_/unmatched-transfers?limit=100', { key: ADMIN_TOKEN });
+    expect(unmatched.status, unmatched.text).toBe(200);
+    const ours = [manager(), buyer.address].map((a) => a.toLowerCase());
+    expect((unmatched.body.data as { from: string }[]).filter((u) => ours.includes(u.from.toLowerCase()))).toEqual([]);
   });
 
   it('a charge failing for balance leaves nothing moved and the subscription past_due; the retry an hour later succeeds', async () => {
