@@ -72,5 +72,5 @@ export function accessLogger(logger: Logger): Logger {
 
 /** Secret-shaped tokens (keys, invitation and checkout tokens) that may sit in a URL path are masked in logs. */
 export const redactSecrets = (text: string) =>
-  text.replace(/\b(sk_live|pk_live|moi_live|cs_live|whsec)_[0-9A-Za-z]+/g, '$1_[redacted]');
+  text.replace(/\b(sk_live|pk_live|moi_live|cs_live|sub_live|whsec)_[0-9A-Za-z]+/g, '$1_[redacted]');
 export type { Logger };
