@@ -105,6 +105,15 @@ describe('the SDK paywall on the devnet, paid by the stock x402 client', () => {
     const replay = await fetch(paidUrl, { headers: { 'PAYMENT-SIGNATURE': header } });
     expect(replay.status).toBe(402);
     expect(decodePaymentResponseHeader(replay.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: false });
+    // Re-cased: the nonce's and the payer's hex letters in upper case, the signature too. Still one payment: no 200.
+    const payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+    const upper = (h: string) => `0x${h.slice(2).toUpperCase()}`;
+    payload.payload.authorization.nonce = upper(payload.payload.authorization.nonce);
+    payload.payload.authorization.from = upper(payload.payload.authorization.from);
+    payload.payload.signature = upper(payload.payload.signature);
+    const recased = await fetch(paidUrl, { headers: { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payload)).toString('base64') } });
+    expect(recased.status).not.toBe(200);
+    expect((await recased.text())).not.toContain('sunny');
     expect((await balances([agent.address]))[0]).toBe(agentAfter);
   });
 });
