@@ -191,7 +191,7 @@ describe('x402: a session paid by the stock client', () => {
     expect(await balanceOf(f.chain, a.address)).toBe(1_000n * 10n ** 6n - 12_345_678n);
   });
 
-  it('facilitator endpoints: requirements → stock client payload → verify → settle (idempotent); another platform\'s session is 404', async () => {
+  it('facilitator endpoints: requirements → stock client payload → verify → settle (once: a repeat under its Idempotency-Key replays the success, another presentation is success: false); another platform\'s session is 404', async () => {
     const { p, m, merchantWallet } = await setupPlatform(f.h, 500, 0);
     const r = await f.h.request('POST', '/v1/x402/requirements', { key: p.secretKey, body: { merchant_id: m.external_id, amount: '0.75', description: 'GET /weather', resource: 'https://api.example/weather' } });
     expect(r.status, r.text).toBe(201);
@@ -204,12 +204,18 @@ describe('x402: a session paid by the stock client', () => {
     expect(v.body).toEqual({ isValid: true, payer: buyer.address });
     const other = await setupPlatform(f.h);
     expect((await f.h.request('POST', '/v1/x402/verify', { key: other.p.secretKey, body })).status).toBe(404);
-    const settled = await whileRelaying(f.h.request('POST', '/v1/x402/settle', { key: p.secretKey, body }));
+    const idem = { 'Idempotency-Key': `settle-${buyer.address}` };
+    const settled = await whileRelaying(f.h.request('POST', '/v1/x402/settle', { key: p.secretKey, body, headers: idem }));
     expect(settled.status, settled.text).toBe(200);
     expect(settled.body).toMatchObject({ success: true, payer: buyer.address, network: 'eip155:84532', order: { order_id: r.body.order_id, amount: '0.75' } });
     const nonce = await relayerNonce();
+    // The same request again (a platform whose answer was lost): its Idempotency-Key replays the one success.
+    const replayed = await f.h.request('POST', '/v1/x402/settle', { key: p.secretKey, body, headers: idem });
+    expect(replayed.body).toMatchObject({ success: true, transaction: settled.body.transaction });
+    // The payment presented again under another key: answered once already, so success: false, naming its transaction.
     const again = await f.h.request('POST', '/v1/x402/settle', { key: p.secretKey, body });
-    expect(again.body).toMatchObject({ success: true, transaction: settled.body.transaction });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: settled.body.transaction });
     expect(await relayerNonce()).toBe(nonce);
     await confirmAll();
     expect(await balanceOf(f.chain, merchantWallet)).toBe(BigInt(settled.body.order.computed_split.merchant_available));

@@ -191,6 +191,12 @@ const CASES: Record<string, Case> = {
     idOf: (r) => r.body.id,
     newest: newestId('webhook_deliveries'),
   },
+  'POST /v1/events/test': {
+    table: 'events', status: 201,
+    prepare: async () => ({ method: 'POST', path: '/v1/events/test', opts: { key: P.key, body: { type: 'order.confirmed' } } }),
+    idOf: (r) => r.body.id,
+    newest: newestId('events'),
+  },
   'POST /v1/developers/keys': {
     table: 'api_keys', status: 201,
     prepare: async () => ({ method: 'POST', path: '/v1/developers/keys', opts: { cookie: P.cookie, headers: { origin: `http://127.0.0.1:${port}` } } }),
@@ -214,8 +220,9 @@ const STATE_ONLY = ['POST /v1/developers/keys/{id}/revoke', 'DELETE /v1/webhooks
   'POST /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/endpoints/{id}/pause', 'POST /v1/webhooks/endpoints/{id}/resume', 'POST /v1/test_helpers/advance_time', 'POST /v1/subscriptions/{id}/cancel'];
 
 /**
- * x402 verify writes nothing; settle is idempotent per payload without an Idempotency-Key (the same payer, nonce and
- * signature is answered from its x402_payments row, never sent twice: test/flows/x402.test.ts "facilitator endpoints").
+ * x402 verify writes nothing; settle never sends one payload twice (the same payer and nonce is found in x402_payments:
+ * a repeat without the Idempotency-Key answers success: false with the transaction, so a payment is served once;
+ * test/flows/x402.test.ts "facilitator endpoints").
  */
 const BY_PAYLOAD = ['POST /v1/x402/verify', 'POST /v1/x402/settle'];
 

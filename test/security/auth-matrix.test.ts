@@ -45,6 +45,7 @@ const VALID: Record<string, unknown> = {
   'POST /v1/webhooks/endpoints/{id}/replay': { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' },
   'POST /v1/webhooks/endpoints/{id}': { description: 'x' },
   'POST /v1/test_helpers/advance_time': { seconds: 60 },
+  'POST /v1/events/test': { type: 'test.ping' },
   'POST /_/orders/{id}/fail': { reason: 'x' },
   'POST /v1/orders/{id}/relay': RELAY_BODY,
 };

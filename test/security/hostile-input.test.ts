@@ -59,6 +59,9 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/webhooks/endpoints/{id}/replay': { auth: 'secret', params: () => ({ id: ids.endpoint! }), body: () => ({ since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' }) },
   'POST /v1/webhooks/endpoints/{id}': { auth: 'secret', params: () => ({ id: ids.endpoint! }), body: () => ({ url: 'http://127.0.0.1:9/edited', subscribed_events: ['order.confirmed'], description: 'edited' }) },
   'POST /v1/test_helpers/advance_time': { auth: 'secret', body: () => ({ seconds: 60 }) },
+  // A type the service emits is accepted (an event is written); anything else is 422 and writes nothing; past 30 a minute 429.
+  'POST /v1/events/test': { auth: 'secret', body: () => ({ type: 'order.confirmed' }) },
+  'POST /v1/webhooks/endpoints/{id}/test': { auth: 'secret', params: () => ({ id: ids.endpoint! }), body: () => ({ type: 'order.confirmed' }) },
   'POST /_/orders/{id}/fail': { auth: 'admin', params: () => ({ id: ids.failable! }), body: () => ({ reason: 'fraud' }) },
   // Gasless is switched off in this harness (no relayer, no chain): a body the schema accepts is 403 gasless_disabled.
   'POST /v1/orders/{id}/relay': { auth: 'secret', params: () => ({ id: ids.order! }), body: relayBody },
