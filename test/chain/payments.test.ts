@@ -29,8 +29,9 @@ async function balances() {
 }
 
 
-/** The API's split for 123.456789 USDC at 1% service, 2.5% platform, 10% reserve. */
-function splitOrder(payer: Address = zeroAddress): PayOrderMessage {
+/** The API's split for 123.456789 USDC at 1% service, 2.5% platform, 10% reserve; deadline an hour after the chain's latest block. */
+async function splitOrder(payer: Address = zeroAddress): Promise<PayOrderMessage> {
+  const latest = await chain.publicClient.getBlock({ blockTag: 'latest' });
   const amount = 123_456_789n;
   const serviceFee = (amount * 100n) / 10_000n;
   const platformFee = (amount * 250n) / 10_000n;
@@ -45,7 +46,7 @@ function splitOrder(payer: Address = zeroAddress): PayOrderMessage {
     serviceFee,
     platformFee,
     reserveHold,
-    deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    deadline: latest.timestamp + 3600n,
     captureDeadline: 0n,
   };
 }
@@ -60,7 +61,7 @@ function expectSplit(before: Awaited<ReturnType<typeof balances>>, after: typeof
 describe('paying an order', () => {
   it('approve + payOrder pushes each share and keeps the reserve in the router', async () => {
     const buyer = chain.buyers[0]!;
-    const msg = splitOrder(buyer.address);
+    const msg = await splitOrder(buyer.address);
     const signature = await signPayOrder(chain.signer, chain.chainId, chain.router, msg);
     const wallet = chain.walletClientFor(buyer);
     const before = await balances();
@@ -93,7 +94,7 @@ describe('paying an order', () => {
 
   it('payOrderWithPermit pays in one transaction with a viem-signed EIP-2612 permit', async () => {
     const buyer: LocalAccount = chain.buyers[1]!;
-    const msg = splitOrder();
+    const msg = await splitOrder();
     const signature = await signPayOrder(chain.signer, chain.chainId, chain.router, msg);
     const read = <F extends 'name' | 'version'>(functionName: F) =>
       chain.publicClient.readContract({ address: chain.usdc, abi: circleUsdcAbi, functionName });
@@ -131,7 +132,7 @@ describe('paying an order', () => {
   // Last in the file: it moves the chain's clock an hour ahead.
   it('refuses an order once the chain is past its deadline', async () => {
     const buyer = chain.buyers[2]!;
-    const msg = splitOrder();
+    const msg = await splitOrder();
     const signature = await signPayOrder(chain.signer, chain.chainId, chain.router, msg);
     const wallet = chain.walletClientFor(buyer);
     await chain.confirm(await wallet.writeContract({ address: chain.usdc, abi: circleUsdcAbi, functionName: 'approve', args: [chain.router, msg.amount] }));

@@ -78,8 +78,8 @@ const emitTest = createRoute({
 
 export const eventRoutes = createRouter()
   .openapi(emitTest, async (c) => {
-    const row = await c.get('services').webhooks.emitTestEvent(platformIdOf(c.get('principal')), c.req.valid('json').type);
-    return c.json(serializeEvent(row), 201);
+    const event = await c.get('services').webhooks.emitTestEvent(platformIdOf(c.get('principal')), c.req.valid('json').type);
+    return c.json(event, 201);
   })
   .openapi(stream, async (c) => {
     const after = c.req.valid('query').after ?? lastEventId(c.req.header('last-event-id'));

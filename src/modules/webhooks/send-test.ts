@@ -1,6 +1,7 @@
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { eventsRepo } from '../events/repo.js';
+import { serializeEvent } from '../events/serialize.js';
 import { recordResponseInTx } from '../idempotency/context.js';
 import type { WebhooksApiDeps } from './api-deps.js';
 import { getEndpoint } from './read-endpoints.js';
@@ -65,7 +66,10 @@ export async function emitTestEvent(deps: WebhooksApiDeps, platformId: string, t
     const row = await eventsRepo.insert(tx, { id: newId('evt'), platform_id: platformId, type, data: JSON.stringify({ object: testEventObject(type, '') }), created_at: now });
     const endpointIds = await eventsRepo.subscribedEndpointIds(tx, platformId, type);
     await eventsRepo.insertDeliveries(tx, endpointIds.map((endpointId) => ({ id: newId('dlv'), event_id: row.id, endpoint_id: endpointId, platform_id: platformId, state: 'pending' as const, created_at: now })));
-    return row;
+    const body = serializeEvent(row);
+    // With the rows: a retry with this Idempotency-Key after a crash answers this event instead of emitting a second.
+    await recordResponseInTx(tx, 201, body);
+    return body;
   });
   deps.wake?.();
   return event;
