@@ -109,7 +109,7 @@ describe('x402: a session paid by the stock client', () => {
     expect(settled).toMatchObject({ success: true, network: 'eip155:84532', payer: buyer.address, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     const receipt = await res.json();
     const order = (await h.request('GET', `/v1/orders/${s.order_id}`, { key: p.secretKey })).body;
-    expect(receipt).toEqual({ object: 'x402_receipt', order_id: s.order_id, state: 'pending_payment', amount: '12.345678', token_address: order.token_address, computed_split: order.computed_split });
+    expect(receipt).toEqual({ object: 'x402_receipt', order_id: s.order_id, state: 'pending_payment', amount: '12.345678', token_address: order.token_address, computed_split: order.computed_split, tx_hash: settled.transaction, confirmations_required: 2 });
     paidHeader = sent[1]!.headers.get('PAYMENT-SIGNATURE')!;
     paidUrl = s.x402_url;
 

@@ -82,7 +82,7 @@ export function fakeService(secretKey = 'sk_live_test', o: { maxRetries?: number
 export const confirmedSettle = (body: { paymentPayload: X402PaymentPayload }) => ({
   success: true, payer: getAddress((body.paymentPayload.payload as { authorization: { from: string } }).authorization.from),
   transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:84532',
-  order: { object: 'x402_receipt', order_id: 'ord_1', state: 'pending_payment', amount: '0.05', token_address: USDC_BASE_SEPOLIA, computed_split: { service_fee: '500', platform_fee: '2500', merchant_gross: '47000', reserve_hold: '4700', merchant_available: '42300' } },
+  order: { object: 'x402_receipt', order_id: 'ord_1', state: 'pending_payment', amount: '0.05', token_address: USDC_BASE_SEPOLIA, computed_split: { service_fee: '500', platform_fee: '2500', merchant_gross: '47000', reserve_hold: '4700', merchant_available: '42300' }, tx_hash: null, confirmations_required: 1 },
 });
 
 export const buyer = privateKeyToAccount(generatePrivateKey());

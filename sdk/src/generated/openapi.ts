@@ -9440,10 +9440,15 @@ export interface components {
             /** @enum {string} */
             object: "x402_receipt";
             order_id: string;
+            /** @description The order's state when the answer left: `pending_payment` until the indexer sees the payment at `confirmations_required` blocks */
             state: string;
             amount: string;
             token_address: string;
             computed_split: components["schemas"]["ComputedSplit"];
+            /** @description The mined settlement transaction; null when nothing was mined */
+            tx_hash: string | null;
+            /** @description Blocks on top of the payment's before the order is `confirmed` on this chain */
+            confirmations_required: number;
         };
         X402PaymentRequired: {
             /** @enum {number} */

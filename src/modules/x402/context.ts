@@ -4,7 +4,7 @@ import type { RelayDeps } from '../relay/context.js';
 
 /** What every x402 operation needs (modules/x402/index.ts assembles it): the relay's dependencies and a few of its own. */
 export type X402Deps = Omit<RelayDeps, 'config'> & {
-  config: RelayDeps['config'] & Pick<Config, 'publicBaseUrl' | 'x402MinAmount'>;
+  config: RelayDeps['config'] & Pick<Config, 'publicBaseUrl' | 'x402MinAmount' | 'chains'>;
   checkout: Pick<CheckoutService, 'createAs'>;
   /** The longest a paid request waits for the relayer's transaction to be mined before it answers settlement_pending. */
   settleWaitMs: number;

@@ -7,7 +7,7 @@ import type { Caller } from '../orders/prepare.js';
 import type { OrderRow } from '../orders/repo.js';
 import { latestBlock } from '../relay/latest-block.js';
 import type { TokenDomain } from '../relay/token-domain.js';
-import { onChain, receiptOf, settleResponse } from './answer.js';
+import { depthOf, onChain, receiptOf, settleResponse } from './answer.js';
 import type { X402Deps } from './context.js';
 import type { X402Payload } from './payload.js';
 import { x402Repo, type SessionWithOrder, type X402PaymentRow } from './repo.js';
@@ -126,11 +126,11 @@ export async function settleForPlatform(deps: X402Deps, platformId: string, body
     } catch (err) {
       if (err instanceof UsedAtToken) await onChain(() => adoptUsedAuthorization(deps, err.verified));
       const r = refusalOf(err);
-      return { ...settleResponse({ success: false, errorReason: r.reason, transaction: null, network, payer }), errorMessage: r.message, order: receiptOf(c.found.order) };
+      return { ...settleResponse({ success: false, errorReason: r.reason, transaction: null, network, payer }), errorMessage: r.message, order: receiptOf(c.found.order, { txHash: null, confirmations: depthOf(deps, c.found.order.chain_id) }) };
     }
   }
   const result = await waitForSettlement(deps, payment.id);
-  const order = receiptOf(await orderNow(deps, c.found.session.id));
+  const order = receiptOf(await orderNow(deps, c.found.session.id), { txHash: result.txHash, confirmations: depthOf(deps, c.found.order.chain_id) });
   if (result.outcome === 'mined') {
     if (await x402Repo.claimAnswer(deps.db, payment.id)) return { ...settleResponse({ success: true, transaction: result.txHash, network, payer }), order };
     return { ...settleResponse({ success: false, errorReason: ALREADY_ANSWERED.reason, transaction: result.txHash, network, payer }), errorMessage: ALREADY_ANSWERED.message, order };

@@ -4,7 +4,7 @@ import { sha256Hex } from '../../lib/ids.js';
 import { formatUnits } from '../../lib/money.js';
 import { latestBlock } from '../relay/latest-block.js';
 import { adoptUsedAuthorization } from './adopt.js';
-import { onChain, paymentRequiredAnswer, receiptOf, settleResponse, type X402Answer } from './answer.js';
+import { depthOf, onChain, paymentRequiredAnswer, receiptOf, settleResponse, type X402Answer } from './answer.js';
 import type { X402Deps } from './context.js';
 import { ALREADY_ANSWERED } from './facilitator.js';
 import { decodePaymentSignature } from './payload.js';
@@ -61,7 +61,7 @@ export async function payByToken(deps: X402Deps, token: string, header: string |
     if (result.outcome === 'mined') {
       const order = (await x402Repo.sessionById(deps.db, found.session.id))!.order;
       const response = settleResponse({ success: true, transaction: result.txHash, network, payer });
-      return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(response), 'Cache-Control': 'no-store' }, body: receiptOf(order) };
+      return { status: 200, headers: { 'PAYMENT-RESPONSE': encodeHeader(response), 'Cache-Control': 'no-store' }, body: receiptOf(order, { txHash: result.txHash, confirmations: depthOf(deps, order.chain_id) }) };
     }
     const reason = result.outcome === 'pending' ? 'settlement_pending' : result.reason;
     const response = settleResponse({ success: false, errorReason: reason, transaction: result.txHash, network, payer });

@@ -14,7 +14,11 @@ export const PaymentRequiredSchema = z.object({
 }).openapi('X402PaymentRequired');
 
 export const X402Receipt = z.object({
-  object: z.literal('x402_receipt'), order_id: z.string(), state: z.string(), amount: z.string(), token_address: z.string(), computed_split: ComputedSplit,
+  object: z.literal('x402_receipt'), order_id: z.string(),
+  state: z.string().openapi({ description: 'The order\'s state when the answer left: `pending_payment` until the indexer sees the payment at `confirmations_required` blocks' }),
+  amount: z.string(), token_address: z.string(), computed_split: ComputedSplit,
+  tx_hash: z.string().nullable().openapi({ description: 'The mined settlement transaction; null when nothing was mined' }),
+  confirmations_required: z.number().int().openapi({ description: 'Blocks on top of the payment\'s before the order is `confirmed` on this chain' }),
 }).openapi('X402Receipt');
 
 export const RequirementsRequest = z.object({
