@@ -23,12 +23,10 @@ let server: ServerType;
 let base: string;
 let dir: string;
 
-/** The CLI as a process, with only the TRISETTLE_ variables given (none inherited). */
+/** The CLI as a process, with only the TRISETTLE_ variables given (cleanEnv inherits none). */
 async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const clean = cleanEnv(env);
-  for (const k of Object.keys(clean)) if (k.startsWith('TRISETTLE_') && !(k in env)) delete clean[k];
   try {
-    const { stdout, stderr } = await execFileP(process.execPath, ['--import', 'tsx', 'sdk/src/cli/main.ts', ...args], { cwd: ROOT, env: clean, timeout: 60_000 });
+    const { stdout, stderr } = await execFileP(process.execPath, ['--import', 'tsx', 'sdk/src/cli/main.ts', ...args], { cwd: ROOT, env: cleanEnv(env), timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
