@@ -33,7 +33,7 @@ async function main() {
 
   if (config.env === 'devnet') {
     const { startDevnet } = await import('./chain/devnet.js');
-    const devnet = await startDevnet({ dataDir: config.dataDir, port: config.devnetRpcPort, reserveHoldSeconds: BigInt(config.reserveHoldDays * 86_400) });
+    const devnet = await startDevnet({ dataDir: config.dataDir, port: config.devnetRpcPort, apiUrl: config.publicBaseUrl, reserveHoldSeconds: BigInt(config.reserveHoldDays * 86_400) });
     stops.push(() => devnet.stop());
     const { info, secrets } = devnet;
     devnetInfo = info;

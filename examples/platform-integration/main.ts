@@ -8,26 +8,24 @@
  *     the verified order.confirmed webhook for that order has arrived.
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { Address, Hex } from 'viem';
 import { Trisettle, TrisettleError, type WebhookEvent } from '@trisettle/sdk';
 import { payCheckoutSession } from './buyer.js';
-import { createDevnetPlatform, readDevnet, type DevnetJson } from './devnet.js';
+import { apiBase, createDevnetPlatform, devnetFile, readDevnet, type DevnetJson } from './devnet.js';
 import { startReceiver } from './receiver.js';
 
 const env = process.env;
 const script = process.argv.includes('--script');
-const baseUrl = env.TRISETTLE_BASE_URL ?? 'http://localhost:3000';
 const log = (line: string) => console.log(`[platform] ${line}`);
 
 async function main() {
-  // The devnet's funded accounts, read only when needed (not at all with your own key and wallets).
-  const devnetFile = env.DEVNET_JSON ?? path.resolve(env.DATA_DIR ?? '.data', 'devnet.json');
+  // The devnet's URLs and funded accounts, read only when needed (not at all with your own URL, key and wallets).
   let devnetInfo: DevnetJson | undefined;
-  const devnet = () => (devnetInfo ??= readDevnet(devnetFile));
+  const devnet = () => (devnetInfo ??= readDevnet(devnetFile(env)));
+  const baseUrl = apiBase(env, devnet);
 
   // 1. A secret key: yours (dashboard → API keys), or on the devnet a fresh account and platform.
-  let secretKey = env.TRISETTLE_SECRET_KEY;
+  let secretKey = env.TRISETTLE_API_KEY;
   if (!secretKey) {
     const platformWallet = devnet().accounts[2]!.address;
     ({ secretKey } = await createDevnetPlatform(baseUrl, platformWallet));
@@ -110,7 +108,7 @@ async function main() {
   const publicView = await trisettle.checkoutSessions.retrieve(session.session_token);
   const buyer = devnet().accounts[Number(env.BUYER_INDEX ?? 0)]!;
   const { payTx } = await payCheckoutSession({
-    session: publicView, rpcUrl: env.RPC_URL ?? devnet().rpc_url, buyerPrivateKey: buyer.private_key as Hex, mine: true,
+    session: publicView, rpcUrl: env.TRISETTLE_RPC_URL ?? devnet().rpc_url, buyerPrivateKey: buyer.private_key as Hex, mine: true,
   });
   log(`paid as ${buyer.address}: ${payTx}`);
 

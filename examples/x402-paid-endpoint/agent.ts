@@ -4,13 +4,12 @@
  *
  *   npx tsx examples/x402-paid-endpoint/agent.ts [url]      (default http://127.0.0.1:4021/forecast)
  */
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Address, Hex, LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { decodePaymentResponseHeader, wrapFetchWithPaymentFromConfig } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm';
-import { readDevnet } from '../platform-integration/devnet.js';
+import { devnetFile, readDevnet } from '../platform-integration/devnet.js';
 
 export type AgentOptions = {
   /** CAIP-2 network the agent pays on: eip155:84532 (Base Sepolia, and the devnet), eip155:8453 (Base). */
@@ -43,7 +42,7 @@ export function payingFetch(account: LocalAccount, o: AgentOptions = {}) {
 async function main() {
   const url = process.argv[2] ?? 'http://127.0.0.1:4021/forecast';
   const env = process.env;
-  const devnet = env.BUYER_PRIVATE_KEY ? undefined : readDevnet(env.DEVNET_JSON ?? path.resolve(env.DATA_DIR ?? '.data', 'devnet.json'));
+  const devnet = env.BUYER_PRIVATE_KEY ? undefined : readDevnet(devnetFile(env));
   const account = privateKeyToAccount((env.BUYER_PRIVATE_KEY ?? devnet!.accounts[0]!.private_key) as Hex);
   const usdc = (env.USDC_ADDRESS ?? devnet?.usdc) as Address | undefined;
   const res = await payingFetch(account, { usdc, maxUsd: Number(env.MAX_USD ?? 1) })(url);

@@ -1,22 +1,22 @@
 /**
- * Serves the paid API (app.ts) on PORT (default 4021). With no TRISETTLE_SECRET_KEY, on the devnet, it creates a
+ * Serves the paid API (app.ts) on PORT (default 4021). With no TRISETTLE_API_KEY, on the devnet, it creates a
  * platform and a merchant first (the devnet's account 1 is the merchant's wallet).
  *
  *   npx tsx examples/x402-paid-endpoint/server.ts
  */
-import path from 'node:path';
 import { serve } from '@hono/node-server';
 import { Trisettle, TrisettleError } from '@trisettle/sdk';
-import { createDevnetPlatform, readDevnet } from '../platform-integration/devnet.js';
+import { apiBase, createDevnetPlatform, devnetFile, readDevnet, type DevnetJson } from '../platform-integration/devnet.js';
 import { buildPaidApp } from './app.js';
 
 const env = process.env;
-const baseUrl = env.TRISETTLE_BASE_URL ?? 'http://localhost:3000';
 const merchantId = env.MERCHANT_EXTERNAL_ID ?? 'demo-weather';
 
 async function main() {
-  const devnet = () => readDevnet(env.DEVNET_JSON ?? path.resolve(env.DATA_DIR ?? '.data', 'devnet.json'));
-  let secretKey = env.TRISETTLE_SECRET_KEY;
+  let devnetInfo: DevnetJson | undefined;
+  const devnet = () => (devnetInfo ??= readDevnet(devnetFile(env)));
+  const baseUrl = apiBase(env, devnet);
+  let secretKey = env.TRISETTLE_API_KEY;
   if (!secretKey) {
     ({ secretKey } = await createDevnetPlatform(baseUrl, devnet().accounts[2]!.address));
     console.log(`[server] created a devnet platform; its secret key (shown once): ${secretKey}`);

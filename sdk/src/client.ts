@@ -8,7 +8,7 @@ import type {
   ListKeysParams, ListMerchantsParams, ListOrdersParams, ListRefundsParams, ListSettlementsParams,
   ListWebhookEndpointsParams, Me, Merchant, MerchantInvitation, Order, OrderSummary, PublicCheckoutSession, PublicInvitation,
   GaslessUsage, Relay, RelayParams,
-  ReplayWebhookEventsParams, RetrieveInvitationParams, Refund, Settlement, WebhookDelivery, WebhookEndpoint, WebhookReplay,
+  ReplayWebhookEventsParams, RetrieveInvitationParams, Refund, Settlement, WebhookDelivery, WebhookEndpoint, WebhookEventType, WebhookReplay,
   AuthorizeSubscriptionParams, CancelSubscriptionParams, CreateSubscriptionParams, ListSubscriptionsParams, PublicSubscriptionAuthorization, Subscription,
 } from './types.js';
 
@@ -201,6 +201,10 @@ class Events {
   list(params: ListEventsParams = {}, o?: RequestOptions): ListResult<Event> {
     return this.core.list<Event>('/v1/events', params, o);
   }
+  /** A test event of `type` (any type the service sends, or test.ping): listed and delivered like a real one; its object is a sample with `test: true`. */
+  emitTest(params: { type: WebhookEventType | 'test.ping' }, o?: RequestOptions) {
+    return this.core.request<Event>('POST', '/v1/events/test', { ...o, body: params });
+  }
 }
 
 /**
@@ -230,7 +234,7 @@ class AuditLog {
 /**
  * The Trisettle API for a platform's backend.
  *
- *   const trisettle = new Trisettle({ secretKey: process.env.TRISETTLE_SECRET_KEY!, baseUrl: 'http://localhost:3000' });
+ *   const trisettle = new Trisettle({ secretKey: process.env.TRISETTLE_API_KEY!, baseUrl: process.env.TRISETTLE_API });
  *   const session = await trisettle.checkoutSessions.create({ merchant_id: 'shop-1', order_no: 'A-1', chain_id: 84532, token: 'USDC', amount: '25.00' });
  */
 /** Where a Trisettle client keeps its transport, for the SDK's own helpers (x402); a registered symbol, so both builds (ESM, CJS) find it. */

@@ -8,7 +8,7 @@ export const SDK_VERSION = '0.1.0';
 export type TrisettleOptions = {
   /** Secret key, sk_live_…: server side only. */
   secretKey: string;
-  /** Where the API is served, e.g. https://api.example.com (default http://localhost:3000, the devnet). */
+  /** Where the API is served, e.g. https://api.example.com; default the TRISETTLE_API environment variable (none: an error). */
   baseUrl?: string;
   /** Retries after the first attempt (network errors, 409 idempotency_key_in_use, 429, 5xx). Default 3. */
   maxRetries?: number;
@@ -69,7 +69,9 @@ export class Core {
   constructor(o: TrisettleOptions) {
     if (!o?.secretKey) throw new TypeError('Trisettle: secretKey is required (sk_live_…)');
     this.#secretKey = o.secretKey;
-    this.baseUrl = (o.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '');
+    const baseUrl = o.baseUrl ?? (typeof process === 'undefined' ? undefined : process.env.TRISETTLE_API);
+    if (!baseUrl) throw new TypeError('Trisettle: baseUrl is required (the API\'s URL, as the start-up banner prints it); or set TRISETTLE_API');
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.#maxRetries = o.maxRetries ?? 3;
     this.#retryDelayMs = o.retryDelayMs ?? 500;
     this.#timeoutMs = o.timeoutMs ?? 30_000;

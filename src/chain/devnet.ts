@@ -20,6 +20,8 @@ import { ROUTER_DOMAIN_NAME } from './eip712.js';
 export type DevnetInfo = {
   chain_id: number;
   rpc_url: string;
+  /** The API's base URL (the service's PUBLIC_BASE_URL) for tools that read this file; absent in files written before it. */
+  api_url?: string;
   usdc: Address;
   router: Address;
   /** The router's registered SubscriptionManager module (spend permissions, recurring charges). */
@@ -191,8 +193,8 @@ async function deployAll(
   return { usdc, router, subscription_manager: subscriptionManager, router_deploy_block: Number(startBlock), service_treasury: treasury };
 }
 
-/** `reserveHoldSeconds`: the router's per-order reserve hold (RESERVE_HOLD_DAYS); default 7 days. */
-export async function startDevnet(opts: { dataDir: string; port: number; log?: DevnetLogger; reserveHoldSeconds?: bigint }): Promise<Devnet> {
+/** `reserveHoldSeconds`: the router's per-order reserve hold (RESERVE_HOLD_DAYS); default 7 days. `apiUrl`: written as api_url. */
+export async function startDevnet(opts: { dataDir: string; port: number; apiUrl?: string; log?: DevnetLogger; reserveHoldSeconds?: bigint }): Promise<Devnet> {
   const log = opts.log ?? { info: (m) => console.log(m), warn: (m) => console.warn(m) };
   mkdirSync(opts.dataDir, { recursive: true });
   const infoPath = path.join(opts.dataDir, 'devnet.json');
@@ -218,6 +220,7 @@ export async function startDevnet(opts: { dataDir: string; port: number; log?: D
     const info: DevnetInfo = {
       chain_id: DEVNET_CHAIN_ID,
       rpc_url: anvil.rpcUrl,
+      ...(opts.apiUrl ? { api_url: opts.apiUrl } : {}),
       usdc: getAddress(deployed.usdc),
       router: getAddress(deployed.router),
       subscription_manager: getAddress(deployed.subscription_manager),

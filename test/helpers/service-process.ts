@@ -61,10 +61,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Environment for a child process: ours minus the service's configuration. */
+/** Environment for a child process: ours minus the service's configuration and the TRISETTLE_ variables a shell may export. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!CONFIG_VARS.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!CONFIG_VARS.test(k) && !k.startsWith('TRISETTLE_')) env[k] = v;
   return { ...env, ...extra };
 }
 

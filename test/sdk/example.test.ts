@@ -35,9 +35,11 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
 describe('examples/platform-integration', () => {
   it('goes from nothing to a verified order.confirmed on the devnet', async () => {
     const r = await run(['examples/platform-integration/main.ts', '--script'], {
-      TRISETTLE_BASE_URL: service.baseUrl, DEVNET_JSON: service.devnetFile, WEBHOOK_PORT: '0', CONFIRM_TIMEOUT_MS: '60000',
+      // No TRISETTLE_API: the API's URL is the api_url the service wrote into devnet.json.
+      TRISETTLE_DEVNET_JSON: service.devnetFile, WEBHOOK_PORT: '0', CONFIRM_TIMEOUT_MS: '60000',
     });
     expect(r.code, `${r.out}\n${r.err}`).toBe(0);
+    expect(service.devnet.api_url).toBe(service.baseUrl);
     const line = r.out.split('\n').find((l) => l.startsWith('RESULT '));
     const result = JSON.parse(line!.slice('RESULT '.length));
     expect(result).toMatchObject({ event_type: 'order.confirmed', order_state: 'confirmed', tx_hash: result.pay_tx });

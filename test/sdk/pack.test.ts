@@ -22,7 +22,7 @@ let work: string;
 let tarball: string;
 
 const SCRIPT_BODY = (kind: string) => `
-const { TRISETTLE_BASE_URL: baseUrl, TRISETTLE_SECRET_KEY: secretKey, MERCHANT_WALLET: wallet } = process.env;
+const { TRISETTLE_API: baseUrl, TRISETTLE_API_KEY: secretKey, MERCHANT_WALLET: wallet } = process.env;
 const client = new Trisettle({ secretKey, baseUrl });
 let secret = '';
 let gotHook;
@@ -104,7 +104,7 @@ import { x402Paywall } from '@trisettle/sdk/x402/express';
 
 const paywallTypes: [typeof createX402Paywall, typeof x402Paywall, X402Receipt | null] = [createX402Paywall, x402Paywall, null];
 if (typeof paywallTypes[0] !== 'function') throw new Error('x402 entries');
-const { TRISETTLE_BASE_URL: baseUrl, TRISETTLE_SECRET_KEY: secretKey, MERCHANT_WALLET: wallet } = process.env;
+const { TRISETTLE_API: baseUrl, TRISETTLE_API_KEY: secretKey, MERCHANT_WALLET: wallet } = process.env;
 if (!baseUrl || !secretKey || !wallet) throw new Error('env');
 const client = new Trisettle({ secretKey, baseUrl });
 let secret = '';
@@ -208,7 +208,7 @@ describe('the packed SDK in fresh projects', () => {
       const wallet = privateKeyToAccount(generatePrivateKey()).address;
       const dir = path.join(work, kind);
       const out = await run(process.execPath, [PROJECTS[kind]!.main], {
-        cwd: dir, env: cleanEnv({ TRISETTLE_BASE_URL: service.baseUrl, TRISETTLE_SECRET_KEY: key, MERCHANT_WALLET: wallet }), timeout: 90_000,
+        cwd: dir, env: cleanEnv({ TRISETTLE_API: service.baseUrl, TRISETTLE_API_KEY: key, MERCHANT_WALLET: wallet }), timeout: 90_000,
       });
       const result = JSON.parse(out.stdout.trim().split('\n').pop()!);
       expect(result).toEqual({ kind, orders: [`${kind}-3`, `${kind}-2`, `${kind}-1`], event: 'merchant.created', merchant: `${kind}-shop` });

@@ -113,4 +113,17 @@ describe('SDK transport', () => {
     expect(s.calls[0]!.url).toBe('http://api.test/v1/merchants/shop%2F1%3Fx');
     expect(() => new Trisettle({ secretKey: '' })).toThrow(/secretKey/);
   });
+
+  it('takes its base URL from TRISETTLE_API when none is given, and names that variable when neither is there', () => {
+    const saved = process.env.TRISETTLE_API;
+    try {
+      process.env.TRISETTLE_API = 'http://api.from-env.test/';
+      expect(new Trisettle({ secretKey: 'sk_live_x' }).baseUrl).toBe('http://api.from-env.test');
+      delete process.env.TRISETTLE_API;
+      expect(() => new Trisettle({ secretKey: 'sk_live_x' })).toThrow(/baseUrl is required.*TRISETTLE_API/);
+    } finally {
+      if (saved === undefined) delete process.env.TRISETTLE_API;
+      else process.env.TRISETTLE_API = saved;
+    }
+  });
 });

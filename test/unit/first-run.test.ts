@@ -23,8 +23,9 @@ describe('the start-up banner', () => {
     const json = `${process.cwd()}/.data dir/it's/devnet.json`; // a space and a quote survive the quoting
     const text = startupBanner({ env: 'devnet', publicBaseUrl: 'http://localhost:3100', dashboardUrl: 'http://localhost:3101' }, devnet as never, json);
     const exports = text.split('\n').filter((l) => /^\s+export TRISETTLE_/.test(l)).join('\n');
-    const out = execFileSync('bash', ['-c', `${exports}\nprintf '%s|' "$TRISETTLE_API" "$TRISETTLE_DASHBOARD" "$TRISETTLE_RPC_URL" "$TRISETTLE_DEVNET_JSON"`], { encoding: 'utf8' });
-    expect(out).toBe(`http://localhost:3100|http://localhost:3101|http://127.0.0.1:8545|${json}|`);
+    const out = execFileSync('bash', ['-c', `${exports}\nprintf '%s|' "$TRISETTLE_API" "$TRISETTLE_RPC_URL" "$TRISETTLE_DEVNET_JSON"`], { encoding: 'utf8' });
+    expect(out).toBe(`http://localhost:3100|http://127.0.0.1:8545|${json}|`);
+    expect(exports.match(/TRISETTLE_[A-Z_]+/g)).toEqual(['TRISETTLE_API', 'TRISETTLE_RPC_URL', 'TRISETTLE_DEVNET_JSON']);
   });
 
   it('in production, only where the dashboard and the API are', () => {

@@ -1,10 +1,11 @@
 import { Trisettle } from '../client.js';
 import { TrisettleError } from '../errors.js';
-import type { CreateOrderParams, Order } from '../types.js';
+import type { CreateOrderParams, Order, WebhookEventType } from '../types.js';
 import { approveCall, DevnetRpc, structAndBytesCall, type Hex } from './devnet-rpc.js';
 
 export type TriggerOptions = {
-  apiBase: string; apiKey: string; rpcUrl: string; out: (line: string) => void;
+  /** The devnet's RPC, asked for only by a type with a real flow (a test event needs none). */
+  apiBase: string; apiKey: string; rpcUrl: () => string; out: (line: string) => void;
   /** Pays from this unlocked dev account; default the node's first (anvil's account 0, the banner's buyer). */
   payer?: string | undefined;
 };
@@ -92,11 +93,40 @@ export const TRIGGERS: Record<string, { what: string; run: (c: Ctx) => Promise<s
   },
 };
 
-/** `trisettle trigger <event>`: makes the platform emit that event on the devnet, through the public API. */
+/**
+ * Every type the service sends (the API's TEST_EVENT_TYPES): typed against the generated WebhookEvent union, so a type
+ * added to the service fails the SDK's typecheck until it is listed here.
+ */
+const SENT_TYPES: Record<WebhookEventType | 'test.ping', true> = {
+  'test.ping': true, 'order.confirmed': true, 'order.failed': true, 'order.expired': true, 'order.authorized': true, 'order.voided': true,
+  'refund.completed': true, 'refund.failed': true, 'checkout.session.completed': true, 'checkout.session.expired': true,
+  'subscription.created': true, 'subscription.activated': true, 'subscription.past_due': true, 'subscription.canceled': true,
+  'merchant.created': true, 'settlement.completed': true, 'webhook_endpoint.disabled': true,
+};
+export const TRIGGER_TYPES = Object.keys(SENT_TYPES) as (keyof typeof SENT_TYPES)[];
+
+/** The types with a real devnet flow, then those sent as test events (POST /v1/events/test); for the usage text. */
+export function triggerHelp(): string {
+  const tested = TRIGGER_TYPES.filter((t) => !TRIGGERS[t]);
+  return [
+    ...Object.entries(TRIGGERS).map(([type, t]) => `  ${type.padEnd(28)} ${t.what}`),
+    '  sent as a test event (POST /v1/events/test: a sample object with test: true; no devnet needed):',
+    ...tested.map((type) => `    ${type}`),
+  ].join('\n');
+}
+
+async function emitTest(type: keyof typeof SENT_TYPES, o: TriggerOptions): Promise<void> {
+  o.out(`Triggering ${type}: a test event (POST /v1/events/test; its object is a sample with test: true)`);
+  const event = await new Trisettle({ secretKey: o.apiKey, baseUrl: o.apiBase }).events.emitTest({ type });
+  o.out(`${type}: test event ${event.id}`);
+}
+
+/** `trisettle trigger <event>`: makes the platform emit that event: on the devnet through the public API, else as a test event. */
 export async function trigger(event: string, o: TriggerOptions): Promise<void> {
+  if (!(TRIGGER_TYPES as string[]).includes(event)) throw new Error(`cannot trigger "${event}": not a type the service sends; one of: ${TRIGGER_TYPES.join(', ')}`);
   const t = TRIGGERS[event];
-  if (!t) throw new Error(`cannot trigger "${event}"; one of: ${Object.keys(TRIGGERS).join(', ')}`);
-  const rpc = new DevnetRpc(o.rpcUrl);
+  if (!t) return emitTest(event as keyof typeof SENT_TYPES, o);
+  const rpc = new DevnetRpc(o.rpcUrl());
   const accounts = await rpc.accounts();
   const payer = o.payer ? accounts.find((a) => a.toLowerCase() === o.payer!.toLowerCase()) : accounts[0];
   if (!payer) throw new Error(`--payer ${o.payer} is not one of the node's unlocked dev accounts (${accounts.join(', ')})`);

@@ -34,10 +34,11 @@ export function startupBanner(config: Pick<Config, 'env' | 'publicBaseUrl' | 'da
 
 /**
  * Shell lines to paste where you run docs/integration.md's examples and `npx @trisettle/sdk`: the URLs as the
- * variables those read (TRISETTLE_API_KEY, a secret, is not known here: the sign-up shows it).
+ * variables those read (TRISETTLE_API_KEY, a secret, is not known here: the sign-up shows it). The dashboard's
+ * URL is on its own row above: no tool reads it from the environment.
  */
-function exportLines(config: Pick<Config, 'publicBaseUrl' | 'dashboardUrl'>, devnet: DevnetInfo | null, devnetJson: string): string[] {
-  const lines = ['  In your shell (docs/integration.md and `npx @trisettle/sdk` read these):', `    export TRISETTLE_API=${shq(config.publicBaseUrl)} TRISETTLE_DASHBOARD=${shq(config.dashboardUrl)}`];
+function exportLines(config: Pick<Config, 'publicBaseUrl'>, devnet: DevnetInfo | null, devnetJson: string): string[] {
+  const lines = ['  In your shell (docs/integration.md, the examples and `npx @trisettle/sdk` read these):', `    export TRISETTLE_API=${shq(config.publicBaseUrl)}`];
   if (devnet) lines.push(`    export TRISETTLE_RPC_URL=${shq(devnet.rpc_url)} TRISETTLE_DEVNET_JSON=${shq(path.resolve(devnetJson))}`);
   return lines;
 }
