@@ -4,7 +4,7 @@
  * and token-shaped text (sk_live_, whsec_, cs_live_, sub_live_…), signatures; each body at most MAX_STORED_BODY.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_STORED_BODY, redactBody, redactText } from '../../src/modules/request-logs/redact.js';
+import { MAX_READ_BODY, MAX_STORED_BODY, redactBody, redactText } from '../../src/modules/request-logs/redact.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { fakeChain, merchant, order } from '../helpers/factories.js';
 
@@ -63,6 +63,24 @@ describe('request log bodies', () => {
     expect(log.response_body!.length).toBe(MAX_STORED_BODY);
     expect(log.response_body).toContain('"object":"list"');
     for (const o of list.body.data) expect(log.response_body).not.toContain(o.signature);
+  });
+
+  it('answers in full an answer longer than the part it reads (MAX_READ_BODY), and logs its first MAX_STORED_BODY', async () => {
+    // 120 events of ~1.6 KB: the list of 100 is past MAX_READ_BODY. The log's copy was read and cancelled while
+    // the client's branch was unread; awaiting that cancel hung the request for good.
+    for (let i = 0; i < 120; i++) {
+      await h.services.events.emit(h.db, { platformId: a.platformId, type: 'order.confirmed', data: { object: { id: `obj_big_${i}`, note: 'x'.repeat(1_500) } } });
+    }
+    const list = await Promise.race([
+      h.request('GET', '/v1/events?limit=100', { key: a.secretKey }),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the answer never came')), 10_000)),
+    ]);
+    expect(list.status).toBe(200);
+    expect(list.text.length).toBeGreaterThan(MAX_READ_BODY);
+    expect(list.body.data).toHaveLength(100);
+    const log = await logOf(list);
+    expect(log.response_body!.length).toBe(MAX_STORED_BODY);
+    expect(list.text.startsWith(log.response_body!)).toBe(true);
   });
 
   it('keeps the body of a refused request and says why, with the password-like fields redacted', async () => {

@@ -26,7 +26,9 @@ async function head(res: Response): Promise<string> {
       size += value.byteLength;
     }
   } finally {
-    await reader.cancel().catch(() => undefined);
+    // Not awaited: cancelling one branch of a tee settles only once the other branch (the client's) ends too,
+    // which is after this middleware returns. Awaiting it hung every JSON answer longer than MAX_READ_BODY.
+    reader.cancel().catch(() => undefined);
   }
   return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, MAX_READ_BODY));
 }
