@@ -148,10 +148,13 @@ describe('dashboard: charge later from the create forms', () => {
   });
 
   it('390 px: the New order dialog with charge later on fits without sideways scrolling', async () => {
+    // With the devnet's chain clock moved, the top bar carries 'Chain clock +40 d' beside the devnet badge: it must fit too.
+    await expectStatus(platform.api('POST', '/v1/test_helpers/advance_time', { seconds: 40 * 86_400 }), 200);
     const { context, page } = await newPage(browser, { mobile: true });
     await page.setViewportSize({ width: 390, height: 844 });
     await signIn(page, baseUrl, platform.email);
     const dialog = await openNewOrder(page);
+    await page.getByTestId('chain-clock-note').first().waitFor();
     await chargeLater(dialog).check();
     await dialog.getByLabel('Capture window').fill('999');
     await dialog.getByRole('button', { name: 'Create order' }).click();

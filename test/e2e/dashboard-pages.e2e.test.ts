@@ -66,7 +66,7 @@ describe('dashboard pages: orders search, invitations, merchant detail, balances
     await search.getByLabel('From').fill('2030-01-02');
     await search.getByLabel('To').fill('2030-01-01');
     await search.getByRole('button', { name: 'Search' }).click();
-    await page.getByText('to: must be after from').waitFor();
+    await page.getByText('to must be after from').waitFor(); // the API's wording: the field, then the schema's own message
     await context.close();
   });
 

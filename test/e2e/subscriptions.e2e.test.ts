@@ -99,7 +99,7 @@ describe('hosted subscription pages', () => {
     const row = dash.page.getByRole('table', { name: 'Charges' }).getByRole('row').nth(1);
     await row.getByText('Confirmed').waitFor({ timeout: 30_000 });
     expect(await dash.page.getByRole('table', { name: 'Charges' }).getByRole('row').count()).toBe(2); // the header and this subscription's one charge
-    expect(await row.getByRole('cell').nth(1).textContent()).toBe('1'); // period 1
+    expect(await row.getByRole('cell').nth(1).textContent()).toBe('0'); // the first period, 0 as the API numbers it
     expect(await row.textContent()).toContain('4.20');
     expect(await dash.page.getByTestId('next-charge').textContent()).not.toBe('—');
     await shot(dash.page, 'subscriptions-dashboard-detail');

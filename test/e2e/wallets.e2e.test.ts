@@ -108,7 +108,7 @@ describe('hosted checkout: wallet kinds and payment methods', () => {
   };
   const parties = (payer: Address) => ({ treasury: devnet.service_treasury, platform: platform.wallet, merchant: merchantWallet, router: devnet.router, payer });
 
-  it('offers Coinbase Smart Wallet without loading its SDK or reaching another host at load', async () => {
+  it('on the devnet offers no Coinbase Smart Wallet (it cannot reach this chain), loads no SDK and reaches no other host', async () => {
     const { url } = await createSession('1.00');
     const { context, page } = await newPage(browser);
     const foreign: string[] = [];
@@ -117,22 +117,23 @@ describe('hosted checkout: wallet kinds and payment methods', () => {
       if (!['127.0.0.1', 'localhost'].includes(host) && !r.url().startsWith('data:')) foreign.push(r.url());
     });
     await page.goto(url);
-    await page.getByRole('button', { name: /Coinbase Smart Wallet/ }).waitFor();
     await page.getByText('No wallet found in this browser').waitFor();
+    expect(await page.getByRole('button', { name: /Coinbase Smart Wallet/ }).count()).toBe(0);
+    expect(await page.getByText(/Smart Wallet/).count()).toBe(0); // nor the hint to use one
     await page.waitForTimeout(1_500);
     expect(foreign).toEqual([]);
     const sdkStorage = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.includes('CBWSDK')));
     expect(sdkStorage).toEqual([]);
-    await shot(page, 'wallets-1-coinbase-offered');
+    await shot(page, 'wallets-1-devnet-no-smart-wallet');
     await context.close();
 
-    // The Coinbase Wallet extension (EIP-6963, rdns com.coinbase.wallet) is still offered beside the smart wallet.
+    // The Coinbase Wallet extension (EIP-6963, rdns com.coinbase.wallet) is offered like any browser wallet.
     const extension = new TestWallet({ privateKey: generatePrivateKey(), rpcUrl: devnet.rpc_url, chainId: devnet.chain_id, info: { name: 'Coinbase Wallet', rdns: 'com.coinbase.wallet' } });
     const { context: c2, page: p2 } = await newPage(browser);
     await extension.install(p2);
     await p2.goto(url);
     await p2.getByRole('button', { name: /^Coinbase Wallet\b/ }).waitFor();
-    await p2.getByRole('button', { name: /Coinbase Smart Wallet/ }).waitFor();
+    expect(await p2.getByRole('button', { name: /Coinbase Smart Wallet/ }).count()).toBe(0);
     await c2.close();
   });
 

@@ -182,12 +182,16 @@ export function SkeletonRows({ rows = 5, cols = 4 }: { rows?: number; cols?: num
 export function Modal({ title, onClose, children, footer, wide = false }: { title: string; onClose: () => void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
   const titleId = useId();
   const ref = useRef<HTMLDivElement>(null);
+  // The page behind re-renders (polling, the clock) and hands a new onClose each time; the focus and key handling
+  // are set up once per opening, or every re-render would pull focus (and the scroll) back to the first field.
+  const close = useRef(onClose);
+  close.current = onClose;
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
     const first = ref.current?.querySelector<HTMLElement>('input, select, textarea, button:not(.modal-close)');
     first?.focus();
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') onClose();
+      if (e.key === 'Escape') close.current();
     };
     document.addEventListener('keydown', onKey);
     document.body.classList.add('modal-open');
@@ -196,7 +200,7 @@ export function Modal({ title, onClose, children, footer, wide = false }: { titl
       document.body.classList.remove('modal-open');
       previous?.focus();
     };
-  }, [onClose]);
+  }, []);
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div className={`modal${wide ? ' modal-wide' : ''}`} role="dialog" aria-modal="true" aria-labelledby={titleId} ref={ref}>

@@ -2,6 +2,7 @@ import { createConfig, createStorage, http, type Config } from 'wagmi';
 import { base, baseSepolia } from 'wagmi/chains';
 import { injected } from 'wagmi/connectors';
 import { defineChain, type Chain } from 'viem';
+import { IS_DEVNET } from '../lib/chains';
 import { lazyCoinbaseWallet } from './coinbase';
 
 /**
@@ -26,9 +27,12 @@ export function chainFromSession(c: SessionChain): Chain {
 
 export function makeWagmiConfig(chain?: Chain): Config {
   const chains = [chain ?? baseSepolia] as const;
+  // Coinbase Smart Wallet works only on the public networks Coinbase runs it on; the devnet's chain (even with a Base
+  // chain id) lives on this machine, where its popup could never send a transaction, so it is not offered there.
+  const smartWallet = !IS_DEVNET && (chains[0].id === base.id || chains[0].id === baseSepolia.id);
   return createConfig({
     chains,
-    connectors: [injected({ shimDisconnect: true }), lazyCoinbaseWallet('Trisettle')],
+    connectors: [injected({ shimDisconnect: true }), ...(smartWallet ? [lazyCoinbaseWallet('Trisettle')] : [])],
     multiInjectedProviderDiscovery: true,
     transports: { [chains[0].id]: http(chain?.rpcUrls.default.http[0]) },
     storage: createStorage({ storage: typeof window !== 'undefined' ? window.localStorage : undefined, key: 'trisettle.wallet' }),

@@ -28,10 +28,19 @@ export function usePaged<T>(key: string, path: string, query: Query = {}, limit 
   };
 }
 
+/**
+ * What the list holds, as far as the page knows: the list API is cursor-paged and gives no total, so only a list that
+ * fits one page has a count ("12 results"); otherwise it says what is shown and whether more follow, never a page size.
+ */
+export function pagerLabel(page: number, count: number, hasPrev: boolean, hasNext: boolean): string {
+  if (!hasPrev && !hasNext) return `${count} ${count === 1 ? 'result' : 'results'}`;
+  return `Page ${page} · ${count} shown${hasNext ? ', more' : ''}`;
+}
+
 export function Pager({ page, hasPrev, hasNext, onPrev, onNext, count, loading }: { page: number; hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void; count: number; loading?: boolean }) {
   return (
     <div className="pager">
-      <span className="muted">{loading ? 'Loading…' : `Page ${page} · ${count} ${count === 1 ? 'result' : 'results'}`}</span>
+      <span className="muted" data-testid="pager-count">{loading ? 'Loading…' : pagerLabel(page, count, hasPrev, hasNext)}</span>
       <div className="pager-buttons">
         <Button size="sm" onClick={onPrev} disabled={!hasPrev}>Previous</Button>
         <Button size="sm" onClick={onNext} disabled={!hasNext}>Next</Button>
