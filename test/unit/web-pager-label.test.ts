@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pagerLabel } from '../../web/src/pages/dashboard/shared/paging.js';
+import { pagerLabel } from '../../web/src/pages/dashboard/shared/pager-label.js';
 
 describe('dashboard pager label: a count only when the list fits one page (the list API gives no total)', () => {
   it('one page: the number of results', () => {

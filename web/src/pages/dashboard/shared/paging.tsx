@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Button } from '../../../components/ui';
 import { api, type Query } from '../../../lib/api';
 import type { List } from '../../../lib/types';
+import { pagerLabel } from './pager-label.js';
 
 /** Cursor pagination over a list endpoint; the cursor stack resets when the filters change. `refetchInterval`: poll the page shown. */
 export function usePaged<T>(key: string, path: string, query: Query = {}, limit = 20, opts: { refetchInterval?: number | false; enabled?: boolean } = {}) {
@@ -28,14 +29,6 @@ export function usePaged<T>(key: string, path: string, query: Query = {}, limit 
   };
 }
 
-/**
- * What the list holds, as far as the page knows: the list API is cursor-paged and gives no total, so only a list that
- * fits one page has a count ("12 results"); otherwise it says what is shown and whether more follow, never a page size.
- */
-export function pagerLabel(page: number, count: number, hasPrev: boolean, hasNext: boolean): string {
-  if (!hasPrev && !hasNext) return `${count} ${count === 1 ? 'result' : 'results'}`;
-  return `Page ${page} · ${count} shown${hasNext ? ', more' : ''}`;
-}
 
 export function Pager({ page, hasPrev, hasNext, onPrev, onNext, count, loading }: { page: number; hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void; count: number; loading?: boolean }) {
   return (
