@@ -7,6 +7,14 @@ import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 
 const STEPS: [string, number][] = [['1 hour', 3_600], ['1 day', 86_400], ['7 days', 7 * 86_400]];
 
+/** '1 day' for a preset step, otherwise the hours asked for. */
+function stepLabel(seconds: number): string {
+  const preset = STEPS.find(([, s]) => s === seconds);
+  if (preset) return preset[0];
+  const hours = seconds / 3_600;
+  return `${Number.isInteger(hours) ? hours : hours.toFixed(2)} hours`;
+}
+
 /** The devnet's test clock: null (nothing shown) wherever `GET /v1/test_helpers/clock` does not answer. */
 export function useChainClock(enabled = true) {
   return useQuery({
@@ -55,7 +63,11 @@ export function TestClock() {
             <Button size="sm" type="submit" loading={advance.isPending}>Advance</Button>
           </form>
         </div>
-        {advance.isSuccess && <p className="muted" role="status">Advanced by {advance.data.advanced_by} s.</p>}
+        {advance.isSuccess && (
+          <p className="muted" role="status">
+            Moved forward {stepLabel(advance.variables)}; the chain's clock advanced {advance.data.advanced_by} s (blocks keep coming while it moves).
+          </p>
+        )}
         {advance.isError && <ApiErrorAlert error={advance.error} />}
       </section>
     </Card>
