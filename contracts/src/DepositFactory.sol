@@ -43,7 +43,9 @@ contract DepositFactory {
     /// @notice Deploys the deposit address of `terms` (idempotent: returns it if it already exists).
     function deploy(DepositTerms calldata terms, address refundTo) public returns (address deposit) {
         bytes memory args = abi.encode(router, terms, refundTo);
-        _check(terms, refundTo, LibClone.predictDeterministicAddress(implementation, args, terms.orderId, address(this)));
+        _check(
+            terms, refundTo, LibClone.predictDeterministicAddress(implementation, args, terms.orderId, address(this))
+        );
         bool existed;
         (existed, deposit) = LibClone.createDeterministicClone(implementation, args, terms.orderId);
         if (!existed) emit DepositDeployed(terms.orderId, deposit, refundTo);
@@ -59,9 +61,9 @@ contract DepositFactory {
     }
 
     function _check(DepositTerms calldata t, address refundTo, address deposit) private view {
-        if (
-            refundTo == address(0) || t.token == address(0) || t.merchant == address(0) || t.platform == address(0)
-        ) revert ZeroAddress();
+        if (refundTo == address(0) || t.token == address(0) || t.merchant == address(0) || t.platform == address(0)) {
+            revert ZeroAddress();
+        }
         if (refundTo == deposit || refundTo == router || refundTo == address(this) || refundTo == implementation) {
             revert BadRefundTo(refundTo);
         }

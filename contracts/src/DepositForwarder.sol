@@ -49,7 +49,8 @@ contract DepositForwarder is IDepositForwarder {
         IPaymentRouter(router).payOrder(_payOrder(t), signature);
         SafeTransferLib.safeApprove(t.token, router, 0);
         paid = t.amount;
-        returned = _return(t.orderId, t.token, refundTo, SafeTransferLib.balanceOf(t.token, address(this)), RETURN_EXCESS);
+        returned =
+            _return(t.orderId, t.token, refundTo, SafeTransferLib.balanceOf(t.token, address(this)), RETURN_EXCESS);
         emit DepositSwept(t.orderId, paid, returned);
     }
 

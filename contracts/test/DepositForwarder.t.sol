@@ -376,7 +376,9 @@ contract DepositForwarderTest is DepositTestBase {
 
         // Signed by a non-signer.
         bytes memory bad = SigUtils.signPay(OTHER_KEY, o, address(router));
-        _expectSweepRevert(deposit, bad, abi.encodeWithSelector(IPaymentRouter.InvalidSigner.selector, vm.addr(OTHER_KEY)));
+        _expectSweepRevert(
+            deposit, bad, abi.encodeWithSelector(IPaymentRouter.InvalidSigner.selector, vm.addr(OTHER_KEY))
+        );
 
         // Signed for other terms (a smaller amount).
         IPaymentRouter.PayOrder memory other = payOrderOf(t, deposit);
