@@ -1,6 +1,9 @@
 /**
  * Compiles contracts/src with the npm solc package (standard JSON, offline) and writes the TypeScript
- * artifacts the service deploys and calls: src/chain/artifacts/{PaymentRouter,SubscriptionManager,TestUSDC}.ts.
+ * artifacts the service deploys and calls: src/chain/artifacts/{PaymentRouter,SubscriptionManager,TestUSDC,
+ * DepositFactory,DepositForwarder}.ts. DepositFactory's bytecode creates its own DepositForwarder implementation in
+ * its constructor, so the service deploys the factory only; DepositForwarder.ts is there for its ABI (sweep,
+ * returnToken, terms, DepositSwept/DepositReturned) to call and index the per-order deposit addresses.
  *
  * Output is deterministic (no timestamps, stable key order), so the committed files change only when the
  * sources or compiler settings do. `--check` compiles and fails if the committed artifacts are stale.
@@ -18,6 +21,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const contractsDir = path.join(root, 'contracts');
 const outDir = path.join(root, 'src/chain/artifacts');
 const OZ_PREFIX = '@openzeppelin/contracts/';
+const SOLADY_PREFIX = 'solady/'; // as foundry.toml's remapping: solady/ → node_modules/solady/src/
 
 const targets = [
   { source: 'src/PaymentRouter.sol', contract: 'PaymentRouter', file: 'PaymentRouter.ts', prefix: 'paymentRouter' },
@@ -28,6 +32,13 @@ const targets = [
     prefix: 'subscriptionManager',
   },
   { source: 'src/TestUSDC.sol', contract: 'TestUSDC', file: 'TestUSDC.ts', prefix: 'testUsdc' },
+  { source: 'src/DepositFactory.sol', contract: 'DepositFactory', file: 'DepositFactory.ts', prefix: 'depositFactory' },
+  {
+    source: 'src/DepositForwarder.sol',
+    contract: 'DepositForwarder',
+    file: 'DepositForwarder.ts',
+    prefix: 'depositForwarder',
+  },
 ] as const;
 
 const compilerSettings = {
@@ -40,7 +51,9 @@ const compilerSettings = {
 function findImports(importPath: string): { contents: string } | { error: string } {
   const file = importPath.startsWith(OZ_PREFIX)
     ? path.join(root, 'node_modules', importPath)
-    : path.join(contractsDir, importPath);
+    : importPath.startsWith(SOLADY_PREFIX)
+      ? path.join(root, 'node_modules/solady/src', importPath.slice(SOLADY_PREFIX.length))
+      : path.join(contractsDir, importPath);
   try {
     return { contents: readFileSync(file, 'utf8') };
   } catch {

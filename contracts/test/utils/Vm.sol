@@ -17,6 +17,7 @@ interface Vm {
     function roll(uint256 newHeight) external;
     function setBlockhash(uint256 blockNumber, bytes32 blockHash) external;
     function etch(address target, bytes calldata newRuntimeBytecode) external;
+    function deal(address account, uint256 newBalance) external;
     function chainId(uint256 newChainId) external;
     function prank(address sender) external;
     function startPrank(address sender) external;
