@@ -32,7 +32,7 @@ describe('dashboard events: detail page, links to objects, typed test events, ch
   let platform: Platform;
   let receiver: LocalMerchant;
   let endpoint: { id: string; secret: string };
-  const merchantId = uniq('evt_m_');
+  const merchantId = uniq('kites_');
 
   beforeAll(async () => {
     browser = await launchBrowser();
