@@ -33,6 +33,7 @@ describe('layout: no dashboard page scrolls sideways; devnet badge; fee display'
   let refundId: string;
   let subscriptionId: string;
   let deliveryId: string;
+  let eventId: string;
   let failedRequestId: string;
 
   beforeAll(async () => {
@@ -54,6 +55,9 @@ describe('layout: no dashboard page scrolls sideways; devnet badge; fee display'
     await expectStatus(platform.api('POST', '/v1/refunds', { order_id: order.id, amount: '5000.00', reason: LONG }), 201);
     subscriptionId = (await expectStatus<{ id: string }>(platform.api('POST', '/v1/subscriptions', { merchant_id: merchantId, chain_id: 84532, token: 'USDC', amount: '19.99', interval: 'month', metadata: { note: LONG } }), 201)).id;
     deliveryId = (await expectStatus<{ id: string }>(platform.api('POST', `/v1/webhooks/endpoints/${endpointId}/test`, {}), 201)).id;
+    // The paid order's event: its payload carries the long metadata, its delivery the long endpoint URL.
+    const confirmed = await until<{ data: { id: string; data: { object: { id?: string } } }[] }>(platform.api, '/v1/events?type=order.confirmed', (l) => l.data.some((e) => e.data.object.id === order.id));
+    eventId = confirmed.data.find((e) => e.data.object.id === order.id)!.id;
     const refused = await platform.api('POST', '/v1/orders', { merchant_id: merchantId, order_no: uniq('BAD-'), chain_id: 84532, token: 'USDC', amount: '-1' });
     expect(refused.status).toBe(422);
     failedRequestId = (refused.body as { error: { request_id: string } }).error.request_id;
@@ -80,6 +84,7 @@ describe('layout: no dashboard page scrolls sideways; devnet badge; fee display'
     `/dashboard/webhooks/${endpointId}`,
     `/dashboard/webhooks/deliveries/${deliveryId}`,
     '/dashboard/events',
+    `/dashboard/events/${eventId}`,
     '/dashboard/developers',
     '/dashboard/developers/logs',
     `/dashboard/developers/logs/${failedRequestId}`,
@@ -93,7 +98,7 @@ describe('layout: no dashboard page scrolls sideways; devnet badge; fee display'
     expect(statics.length).toBeGreaterThan(5);
     const listed = ['/dashboard', '/dashboard/orders', '/dashboard/merchants', '/dashboard/refunds', '/dashboard/subscriptions', '/dashboard/balances', '/dashboard/settlements', '/dashboard/webhooks', '/dashboard/events', '/dashboard/developers'];
     for (const s of statics) expect(listed, `route ${s} of DashboardApp.tsx is not visited`).toContain(s);
-    expect(patterns.sort()).toEqual(['merchants', 'orders', 'refunds', 'subscriptions', 'webhooks']);
+    expect(patterns.sort()).toEqual(['events', 'merchants', 'orders', 'refunds', 'subscriptions', 'webhooks']);
     // The two nested detail routes, visited too: a delivery under webhooks, a request under developers/logs.
     expect(source).toContain('webhooks\\/deliveries\\/');
     expect(source).toContain('developers\\/logs');

@@ -4,6 +4,7 @@ import { navigate, useLocation } from '../../lib/router';
 import { AuthPage } from './shell/AuthPage';
 import { DevelopersPage } from './developers/DevelopersPage';
 import { RequestLogsPage } from './developers/RequestLogsPage';
+import { EventDetailPage } from './webhooks/EventDetailPage';
 import { EventsPage } from './webhooks/EventsPage';
 import { BalancesPage } from './balances/BalancesPage';
 import './dashboard.css';
@@ -76,6 +77,8 @@ function Route({ path }: { path: string }) {
   if (log) return <RequestLogsPage requestId={log[1] ? decodeURIComponent(log[1]) : null} />;
   const subscription = /^\/dashboard\/subscriptions\/([^/]+)$/.exec(p);
   if (subscription) return <SubscriptionDetailPage id={decodeURIComponent(subscription[1]!)} />;
+  const event = /^\/dashboard\/events\/([^/]+)$/.exec(p);
+  if (event) return <EventDetailPage id={decodeURIComponent(event[1]!)} />;
   const endpoint = /^\/dashboard\/webhooks\/([^/]+)$/.exec(p);
   if (endpoint) return <WebhookDetailPage id={decodeURIComponent(endpoint[1]!)} />;
   switch (p) {

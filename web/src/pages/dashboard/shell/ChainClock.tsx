@@ -3,6 +3,7 @@ import { IS_DEVNET } from '../../../lib/chains';
 import { chainDate } from '../../../lib/dx-types';
 import { ChainOffsetProvider, useChainOffset } from '../../../lib/useNow';
 import { useChainClock } from '../balances/TestClock';
+import { chainClockText } from './chain-clock-text';
 
 /** Below this the chain and the browser agree (a block a second, network latency): no offset, no note. */
 const SAME_CLOCK_MS = 120_000;
@@ -21,8 +22,5 @@ export function ChainClockProvider({ children }: { children: ReactNode }) {
 export function ChainClockNote() {
   const offset = useChainOffset();
   if (!offset) return null;
-  const days = Math.floor(offset / 86_400_000);
-  const hours = Math.round((offset % 86_400_000) / 3_600_000);
-  const text = `${offset > 0 ? '+' : '−'}${days ? `${days} d` : ''}${days && hours ? ' ' : ''}${hours || !days ? `${hours} h` : ''}`;
-  return <span className="chain-clock-note" data-testid="chain-clock-note" title="The devnet chain's clock was moved: deadlines, expiries and windows follow it">Chain clock {text}</span>;
+  return <span className="chain-clock-note" data-testid="chain-clock-note" title="The devnet chain's clock was moved: deadlines, expiries and windows follow it">Chain clock {chainClockText(offset)}</span>;
 }

@@ -1,11 +1,13 @@
-import { Fragment, useState } from 'react';
-import { Clip, Card, Empty, Select, SkeletonRows } from '../../../components/ui';
-import { formatDate, formatShortDate } from '../../../lib/format';
+import { useState } from 'react';
+import { Clip, Card, Empty, Link, Select, SkeletonRows } from '../../../components/ui';
+import { formatShortDate } from '../../../lib/format';
 import { useTitle } from '../../../lib/router';
 import { EVENT_TYPES, type WebhookEvent } from '../../../lib/types';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
 import { Pager, usePaged } from '../shared/paging';
 import { Table } from '../../../components/Table';
+import { eventHref } from './EventDetailPage';
+import { eventObjectHref } from './event-object-href';
 
 const OUTCOMES = [
   { value: '', label: 'Any outcome' },
@@ -19,7 +21,6 @@ export function EventsPage() {
   const [type, setType] = useState('');
   const [outcome, setOutcome] = useState('');
   const paged = usePaged<WebhookEvent>('events', '/v1/events', { type: type || undefined, delivery_status: outcome || undefined });
-  const [open, setOpen] = useState<string | null>(null);
   return (
     <div className="page">
       <div className="page-head">
@@ -35,21 +36,16 @@ export function EventsPage() {
         ) : !paged.query.isPending && paged.rows.length === 0 ? (
           <Empty title="No events">Events are recorded as orders, refunds and merchants change state.</Empty>
         ) : (
-          <Table label="Events" className="table-click">
+          <Table label="Events">
               <thead><tr><th scope="col">Type</th><th scope="col">Event ID</th><th scope="col">Object</th><th scope="col">Created</th></tr></thead>
               <tbody>
                 {paged.query.isPending ? <SkeletonRows cols={4} /> : paged.rows.map((ev) => (
-                  <Fragment key={ev.id}>
-                    <tr onClick={() => setOpen(open === ev.id ? null : ev.id)} aria-expanded={open === ev.id}>
-                      <td><span className="mono-soft strong">{ev.type}</span></td>
-                      <td><Clip mono text={ev.id} /></td>
-                      <td><Clip mono text={String(ev.data?.object?.id ?? '—')} /></td>
-                      <td className="muted">{formatShortDate(ev.created_at)}</td>
-                    </tr>
-                    {open === ev.id && (
-                      <tr className="row-detail"><td colSpan={4}><pre className="code-block">{JSON.stringify(ev, null, 2)}</pre></td></tr>
-                    )}
-                  </Fragment>
+                  <tr key={ev.id}>
+                    <td><span className="mono-soft strong">{ev.type}</span></td>
+                    <td><Link href={eventHref(ev.id)} className="mono-soft cell-clip">{ev.id}</Link></td>
+                    <td><ObjectCell object={ev.data?.object} /></td>
+                    <td className="muted">{formatShortDate(ev.created_at)}</td>
+                  </tr>
                 ))}
               </tbody>
             </Table>
@@ -58,4 +54,11 @@ export function EventsPage() {
       </Card>
     </div>
   );
+}
+
+/** The event's object id, linked to its dashboard page when it has one (a test event's sample has none). */
+function ObjectCell({ object }: { object: Record<string, unknown> | undefined }) {
+  const id = String(object?.id ?? '—');
+  const href = eventObjectHref(object);
+  return href ? <Link href={href} className="mono-soft cell-clip">{id}</Link> : <Clip mono text={id} />;
 }

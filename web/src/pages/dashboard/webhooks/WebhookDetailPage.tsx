@@ -2,15 +2,15 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Alert, Button, Card, DescriptionList, Hash, Link, Modal, Mono, SecretReveal } from '../../../components/ui';
 import { api } from '../../../lib/api';
-import type { DeliveryDetail } from '../../../lib/dx-types';
 import { formatDate } from '../../../lib/format';
 import { navigate, useTitle } from '../../../lib/router';
 import type { WebhookEndpoint } from '../../../lib/types';
 import { ApiErrorAlert } from '../shared/ApiErrorAlert';
-import { DeliveriesCard, deliveryHref } from './DeliveriesCard';
+import { DeliveriesCard } from './DeliveriesCard';
 import { EndpointEditModal } from './EndpointEditModal';
 import { EndpointStatus } from './EndpointStatus';
 import { describeEvents } from './EventPicker';
+import { TestEventForm } from './TestEventForm';
 
 type Endpoint = WebhookEndpoint & { description?: string | null };
 
@@ -22,14 +22,13 @@ function useEndpointActions(id: string) {
     del: useMutation({ mutationFn: () => api.del(path), onSuccess: async () => { await refresh(); navigate('/dashboard/webhooks'); } }),
     roll: useMutation({ mutationFn: () => api.post<WebhookEndpoint>(`${path}/roll-secret`), onSuccess: refresh }),
     pause: useMutation({ mutationFn: (on: boolean) => api.post<WebhookEndpoint>(`${path}/${on ? 'pause' : 'resume'}`), onSuccess: refresh }),
-    test: useMutation({ mutationFn: () => api.post<DeliveryDetail>(`${path}/test`), onSuccess: refresh }),
   };
 }
 
 export function WebhookDetailPage({ id }: { id: string }) {
   useTitle('Webhook endpoint');
   const endpoint = useQuery({ queryKey: ['webhooks', id], queryFn: () => api.get<Endpoint>(`/v1/webhooks/endpoints/${encodeURIComponent(id)}`) });
-  const { del, roll, pause, test } = useEndpointActions(id);
+  const { del, roll, pause } = useEndpointActions(id);
   const [modal, setModal] = useState<'edit' | 'delete' | null>(null);
   const [rolledSeen, setRolledSeen] = useState(false);
   const ep = endpoint.data;
@@ -42,7 +41,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
       </div>
     );
   }
-  const failed = [roll, pause, test].find((m) => m.isError)?.error;
+  const failed = [roll, pause].find((m) => m.isError)?.error;
   return (
     <div className="page">
       <Link href="/dashboard/webhooks" className="back-link">← Webhooks</Link>
@@ -52,7 +51,6 @@ export function WebhookDetailPage({ id }: { id: string }) {
           <h1 className="page-title mono-title">{ep?.url ?? '…'}</h1>
         </div>
         <div className="page-actions endpoint-actions">
-          <Button variant="primary" loading={test.isPending} disabled={!ep} onClick={() => test.mutate()}>Send test event</Button>
           <Button disabled={!ep} onClick={() => setModal('edit')}>Edit</Button>
           {status !== 'disabled' && <Button loading={pause.isPending} disabled={!ep} onClick={() => pause.mutate(status !== 'paused')}>{status === 'paused' ? 'Resume' : 'Pause'}</Button>}
           <Button loading={roll.isPending} onClick={() => { setRolledSeen(false); roll.mutate(); }}>Roll secret</Button>
@@ -67,12 +65,8 @@ export function WebhookDetailPage({ id }: { id: string }) {
           </Alert>
         </div>
       )}
+      <TestEventForm endpointId={id} disabled={!ep} />
       {status === 'paused' && <div className="banner-gap"><Alert tone="info" title="Paused">Nothing is sent while paused; deliveries wait and go out when you resume.</Alert></div>}
-      {test.isSuccess && (
-        <div className="banner-gap">
-          <Alert tone="success" title="Test event sent">A signed test.ping was queued. <Link href={deliveryHref(test.data.id)}>Inspect the delivery</Link></Alert>
-        </div>
-      )}
       {failed && <ApiErrorAlert error={failed} />}
       {ep && (
         <Card title="Endpoint">
