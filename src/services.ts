@@ -18,6 +18,7 @@ import { createIdempotencyService } from './modules/idempotency/service.js';
 import { createKeysService } from './modules/keys/index.js';
 import { createPlatformsService } from './modules/platforms/index.js';
 import { createEventsService } from './modules/events/service.js';
+import { createRetentionService } from './modules/retention/index.js';
 import { createTestHelpers } from './modules/test-helpers/index.js';
 import { createRequestLogs } from './modules/request-logs/index.js';
 import { createTimelines } from './modules/timelines/index.js';
@@ -145,8 +146,9 @@ export function createServices(deps: ServiceDeps) {
     idempotency: createIdempotencyService(db, createSealer(authSecrets, 'trisettle/idempotency-responses/v1'), clock),
     keys,
     platforms,
-    events: createEventsService(db),
+    events: createEventsService(db, { retention: { days: config.eventRetentionDays, clock } }),
     webhooks: createWebhooksService({ db, config, secrets: webhookSecrets, clock, logger, wake: () => deliverer.poke() }),
+    retention: createRetentionService({ db, config, clock, logger }),
     // The test clock bills each period a move passes: it drives these between its steps (docs/subscriptions.md).
     testHelpers: createTestHelpers({ db, chains, pipeline: {
       index: (chainId) => indexer.runOnce(chainId),

@@ -23,10 +23,14 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
     timer = setTimeout(tick, 0);
     return { name, stop: async () => { running = false; clearTimeout(timer); await current; } };
   };
-  // Retention, hourly: expired idempotency keys, and webhook attempts past WEBHOOK_ATTEMPT_RETENTION_DAYS (bounded batches).
+  // Retention, hourly: expired idempotency keys, webhook attempts past WEBHOOK_ATTEMPT_RETENTION_DAYS (bounded
+  // batches), and the week partitions of events, deliveries, attempts and request logs (created ahead, dropped
+  // past EVENT_RETENTION_DAYS / REQUEST_LOG_RETENTION_DAYS; one instance at a time, modules/retention).
   workers.push(every('retention', 60 * 60 * 1000, async () => {
     await services.idempotency.purgeExpired().catch((err) =>
       services.logger.warn({ err: describeError(err) }, 'idempotency purge failed'));
+    await services.retention.runOnce().catch((err) =>
+      services.logger.warn({ err: describeError(err) }, 'partition retention pass failed'));
     await services.webhooks.pruneAttempts();
   }));
   // Expiry sweeper: pending orders (and their sessions) whose deadline the indexed chain has passed,

@@ -280,6 +280,8 @@ export interface WebhookDeliveriesTable {
   created_at: Generated<Date>;
   /** Migration 032: when the last recorded attempt was made (kept when the retention pass prunes attempt rows). */
   last_attempt_at: NullableTimestamp;
+  /** Migration 034: its event's created_at, the partition key (a delivery's week is its event's). */
+  event_created_at: ColumnType<Date, Date | string, Date | string>;
 }
 
 export interface WebhookAttemptsTable {

@@ -143,7 +143,7 @@ describe('POST /v1/webhooks/endpoints/:id/replay', () => {
     await ins('evt_r_other_platform', 'order.confirmed', '2026-10-01T10:32:00.000Z', other.platformId);
     await ins('evt_r_until', 'order.confirmed', '2026-10-01T11:00:00.000Z');
     // evt_r_2 was delivered once already: it is sent again all the same.
-    await h.db.insertInto('webhook_deliveries').values({ id: 'dlv_r_2', event_id: 'evt_r_2', endpoint_id: ep.id, platform_id: p.platformId, state: 'succeeded', attempts: 1, created_at: new Date() }).execute();
+    await h.db.insertInto('webhook_deliveries').values({ id: 'dlv_r_2', event_id: 'evt_r_2', endpoint_id: ep.id, platform_id: p.platformId, state: 'succeeded', attempts: 1, created_at: new Date(), event_created_at: at('2026-10-01T10:30:00.000Z') }).execute();
 
     const res = await h.request('POST', `/v1/webhooks/endpoints/${ep.id}/replay`, { key: p.secretKey, body: { since: '2026-10-01T10:00:00Z', until: '2026-10-01T11:00:00Z' } });
     expect(res.status).toBe(200);

@@ -14,11 +14,11 @@ import { serializeEvent } from './serialize.js';
  * `after=<last id>`; has_more says whether more are listable now. `after` must name an event of this platform:
  * another platform's, or none, is 404 not_found (param `after`), the same answer for both.
  */
-export async function listAfter(db: Db, platformId: string, q: { limit: number; cursor?: string; after: string; type?: string; delivery_status?: DeliveryStatusFilter }) {
+export async function listAfter(db: Db, platformId: string, q: { limit: number; cursor?: string; after: string; type?: string; delivery_status?: DeliveryStatusFilter; since?: Date }) {
   if (q.cursor !== undefined) throw new AppError('validation_failed', 'after and cursor cannot be combined: the next page of after is after=<the last id>', 'after');
-  const anchor = await eventsRepo.findForPlatform(db, platformId, q.after);
+  const anchor = await eventsRepo.findForPlatform(db, platformId, q.after, q.since);
   if (!anchor) throw new AppError('not_found', 'No such event: after must name an event of this platform.', 'after');
-  const rows = await eventsRepo.listAfter(db, platformId, anchor, { limit: q.limit, type: q.type, deliveryStatus: q.delivery_status });
+  const rows = await eventsRepo.listAfter(db, platformId, anchor, { limit: q.limit, type: q.type, deliveryStatus: q.delivery_status, since: q.since });
   const more = rows.length > q.limit;
   return { object: 'list', data: rows.slice(0, q.limit).map(serializeEvent), has_more: more, next_cursor: null } satisfies Page<ReturnType<typeof serializeEvent>>;
 }

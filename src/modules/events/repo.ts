@@ -8,7 +8,7 @@ export type DeliveryStatusFilter = 'delivered' | 'failed' | 'pending';
 
 /** The outcome of an event's deliveries (GET /v1/events?delivery_status=…), over the delivery rows of the event. */
 function deliveryStatusIs(s: DeliveryStatusFilter) {
-  const has = (states: string) => sql<boolean>`exists (select 1 from webhook_deliveries d where d.event_id = events.id and d.state in (${sql.raw(states)}))`;
+  const has = (states: string) => sql<boolean>`exists (select 1 from webhook_deliveries d where d.event_id = events.id and d.event_created_at = events.created_at and d.state in (${sql.raw(states)}))`;
   if (s === 'failed') return has(`'failed'`);
   if (s === 'pending') return sql<boolean>`${has(`'pending'`)} and not ${has(`'failed'`)}`;
   return sql<boolean>`${has(`'succeeded'`)} and not ${has(`'pending', 'failed'`)}`;
@@ -59,8 +59,8 @@ export const eventsRepo = {
 
   /** Pending deliveries in one statement; next_attempt_at defaults to the database's now() (the deliverer's clock). */
   insertDeliveriesMany: (db: Executor, rows: DeliveryColumns, createdAt: Date) =>
-    sql`insert into webhook_deliveries (id, event_id, endpoint_id, platform_id, state, created_at)
-        select u.id, u.event_id, u.endpoint_id, u.platform_id, 'pending', ${createdAt.toISOString()}::timestamptz
+    sql`insert into webhook_deliveries (id, event_id, endpoint_id, platform_id, state, created_at, event_created_at)
+        select u.id, u.event_id, u.endpoint_id, u.platform_id, 'pending', ${createdAt.toISOString()}::timestamptz, ${createdAt.toISOString()}::timestamptz
         from unnest(${rows.id}::text[], ${rows.eventId}::text[], ${rows.endpointId}::text[], ${rows.platformId}::text[]) as u(id, event_id, endpoint_id, platform_id)`.execute(db),
 
   /**
@@ -75,14 +75,16 @@ export const eventsRepo = {
       from ${sql.table(source)} s
       returning id),
     outbox_deliveries as (
-      insert into webhook_deliveries (id, event_id, endpoint_id, platform_id, state, created_at)
-      select u.id, u.event_id, u.endpoint_id, u.platform_id, 'pending', ${createdAt.toISOString()}::timestamptz
+      insert into webhook_deliveries (id, event_id, endpoint_id, platform_id, state, created_at, event_created_at)
+      select u.id, u.event_id, u.endpoint_id, u.platform_id, 'pending', ${createdAt.toISOString()}::timestamptz, ${createdAt.toISOString()}::timestamptz
       from unnest(${rows.id}::text[], ${rows.eventId}::text[], ${rows.endpointId}::text[], ${rows.platformId}::text[]) as u(id, event_id, endpoint_id, platform_id)
       join outbox_events e on e.id = u.event_id
       returning 1)`,
 
-  findForPlatform: (db: Executor, platformId: string, id: string) =>
-    db.selectFrom('events').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst(),
+  /** By id alone: one probe of each week's primary key index (the key is (id, created_at)). `since`: none older. */
+  findForPlatform: (db: Executor, platformId: string, id: string, since?: Date) =>
+    db.selectFrom('events').selectAll().where('platform_id', '=', platformId).where('id', '=', id)
+      .$if(since !== undefined, (q) => q.where('created_at', '>=', since!)).executeTakeFirst(),
 
   /** Newest first, keyset on (created_at, id); limit + 1 rows so the caller knows whether there is more. */
   list: (db: Executor, platformId: string, q: { limit: number; cursor: Cursor | null } & EventFilter) => {
@@ -109,10 +111,12 @@ export const eventsRepo = {
       .orderBy('tx', 'desc').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst(),
 };
 
-type EventFilter = { type?: string | undefined; deliveryStatus?: DeliveryStatusFilter | undefined };
+/** `since`: the events API serves no event older (EVENT_RETENTION_DAYS), whether or not its week was dropped yet. */
+type EventFilter = { type?: string | undefined; deliveryStatus?: DeliveryStatusFilter | undefined; since?: Date | undefined };
 
 function filtered(db: Executor, platformId: string, q: EventFilter) {
   let query = db.selectFrom('events').selectAll().where('platform_id', '=', platformId);
+  if (q.since) query = query.where('created_at', '>=', q.since);
   if (q.type?.endsWith('.*')) query = query.where('type', 'like', q.type.slice(0, -1).replace(/_/g, '\\_') + '%');
   else if (q.type) query = query.where('type', '=', q.type);
   if (q.deliveryStatus) query = query.where(deliveryStatusIs(q.deliveryStatus));

@@ -1,6 +1,7 @@
 import type { Db, Executor } from '../../db/client.js';
 import { decodeCursor, toPage } from '../../db/pagination.js';
 import { notFound } from '../../lib/errors.js';
+import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { listAfter } from './list-after.js';
 import { eventsRepo, type DeliveryStatusFilter, type EventRow } from './repo.js';
@@ -43,12 +44,18 @@ export async function emitEvent(tx: Executor, e: EmitInput): Promise<EventRow> {
     state: 'pending' as const,
     // next_attempt_at defaults to the database's now(): the deliverer compares it with the same clock.
     created_at: now,
+    event_created_at: event.created_at,
   })));
   return event;
 }
 
-export function createEventsService(db: Db, o: { streamLimits?: typeof STREAM_LIMITS } = {}) {
+/**
+ * `retention`: the events API serves no event older than retentionDays (EVENT_RETENTION_DAYS) by the service clock,
+ * whether or not the retention worker has dropped its week yet, so what it answers does not depend on when that ran.
+ */
+export function createEventsService(db: Db, o: { streamLimits?: typeof STREAM_LIMITS; retention?: { days: number; clock: Clock } } = {}) {
   const slots = createStreamSlots(o.streamLimits);
+  const since = () => (o.retention ? new Date(o.retention.clock.now().getTime() - o.retention.days * 86_400_000) : undefined);
   return {
     /**
      * GET /v1/events/stream: checks `after` and takes a slot (404 / 429 before anything is streamed), then returns
@@ -71,14 +78,14 @@ export function createEventsService(db: Db, o: { streamLimits?: typeof STREAM_LI
     emit: (tx: Executor, e: EmitInput) => emitEvent(tx, e),
 
     async list(platformId: string, q: { limit: number; cursor?: string; after?: string; type?: string; delivery_status?: DeliveryStatusFilter }) {
-      if (q.after !== undefined) return listAfter(db, platformId, { ...q, after: q.after });
+      if (q.after !== undefined) return listAfter(db, platformId, { ...q, after: q.after, since: since() });
       const cursor = decodeCursor(q.cursor);
-      const rows = await eventsRepo.list(db, platformId, { limit: q.limit, cursor, type: q.type, deliveryStatus: q.delivery_status });
+      const rows = await eventsRepo.list(db, platformId, { limit: q.limit, cursor, type: q.type, deliveryStatus: q.delivery_status, since: since() });
       return toPage(rows, q.limit, serializeEvent);
     },
 
     async get(platformId: string, id: string) {
-      const row = await eventsRepo.findForPlatform(db, platformId, id);
+      const row = await eventsRepo.findForPlatform(db, platformId, id, since());
       if (!row) throw notFound('event');
       return row;
     },

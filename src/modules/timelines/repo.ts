@@ -42,7 +42,7 @@ export const timelineRepo = {
     sql<EventWithDeliveries>`
       select e.id, e.type, e.created_at,
         (select jsonb_agg(jsonb_build_object('id', d.id, 'status', d.state, 'attempts', d.attempts, 'endpoint_id', w.id, 'endpoint_url', w.url) order by d.created_at)
-           from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.event_id = e.id) as deliveries
+           from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.event_id = e.id and d.event_created_at = e.created_at) as deliveries
       from events e
       where e.platform_id = ${platformId}
         and ((e.data->'object'->>'id') = any(${objectIds}::text[]) or (e.data->'object'->>'order_id') = any(${objectIds}::text[]))

@@ -28,8 +28,8 @@ export async function replayEvents(deps: Pick<WebhooksApiDeps, 'db' | 'clock'>, 
     }
     const now = deps.clock.now();
     for (let i = 0; i < ids.length; i += 500) {
-      await replayRepo.schedule(tx, ids.slice(i, i + 500).map((eventId) => ({
-        id: newId('dlv'), event_id: eventId, endpoint_id: endpointId, platform_id: platformId, state: 'pending' as const, created_at: now,
+      await replayRepo.schedule(tx, ids.slice(i, i + 500).map((ev) => ({
+        id: newId('dlv'), event_id: ev.id, event_created_at: ev.created_at, endpoint_id: endpointId, platform_id: platformId, state: 'pending' as const, created_at: now,
       })));
     }
     const body = { object: 'webhook_replay' as const, endpoint_id: endpointId, since: since.toISOString(), until: until.toISOString(), events: ids.length };

@@ -72,7 +72,7 @@ export const deliveriesRepo = {
 
   /** last_attempt_at is the delivery's own (written with each outcome): attempt rows may have been pruned. */
   view: (db: Executor) =>
-    db.selectFrom('webhook_deliveries as d').innerJoin('events as ev', 'ev.id', 'd.event_id')
+    db.selectFrom('webhook_deliveries as d').innerJoin('events as ev', (j) => j.onRef('ev.id', '=', 'd.event_id').onRef('ev.created_at', '=', 'd.event_created_at'))
       .selectAll('d')
       .select('ev.type as event_type'),
 
@@ -112,22 +112,22 @@ export const retentionRepo = {
   deleteAttempts: async (db: Executor, before: Date, limit: number) =>
     Number((await sql<{ n: string }>`
       with victims as (
-        select a.id from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+        select a.id, a.attempted_at from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
         where a.attempted_at < ${before} and d.state in ('succeeded', 'failed')
         order by a.attempted_at, a.id limit ${limit}
         for update of a skip locked
       ),
-      gone as (delete from webhook_attempts a using victims v where a.id = v.id returning 1)
+      gone as (delete from webhook_attempts a using victims v where a.id = v.id and a.attempted_at = v.attempted_at returning 1)
       select count(*)::text as n from gone`.execute(db)).rows[0]!.n),
 };
 
 export const replayRepo = {
-  /** The ids of the platform's events in [since, until) of the types the endpoint subscribes to, oldest first. */
+  /** The platform's events in [since, until) of the types the endpoint subscribes to, oldest first (id, created_at). */
   eventIds: async (db: Executor, platformId: string, subscribed: string[], since: Date, until: Date, limit: number) =>
-    (await db.selectFrom('events').select('id')
+    (await db.selectFrom('events').select(['id', 'created_at'])
       .where('platform_id', '=', platformId).where('created_at', '>=', since).where('created_at', '<', until)
       .$if(!subscribed.includes('*'), (q) => q.where('type', 'in', subscribed))
-      .orderBy('created_at').orderBy('id').limit(limit).execute()).map((r) => r.id),
+      .orderBy('created_at').orderBy('id').limit(limit).execute()),
 
   /**
    * A delivery per event, due now: new rows for events the endpoint never had, and existing ones (whatever their
@@ -135,7 +135,7 @@ export const replayRepo = {
    */
   schedule: (db: Executor, rows: Insertable<WebhookDeliveriesTable>[]) =>
     db.insertInto('webhook_deliveries').values(rows)
-      .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doUpdateSet((eb) => ({
+      .onConflict((oc) => oc.columns(['endpoint_id', 'event_id', 'event_created_at']).doUpdateSet((eb) => ({
         state: 'pending', next_attempt_at: sql<Date>`now()`, retry_from: eb.ref('webhook_deliveries.attempts'),
       })).where((eb) => eb.or([eb('webhook_deliveries.locked_until', 'is', null), eb('webhook_deliveries.locked_until', '<=', sql<Date>`now()`)])))
       .execute(),
@@ -215,7 +215,7 @@ export const claimRepo = {
       from (
         select id from candidates where rn <= ${l.perEndpoint} - n order by first_due, next_attempt_at limit ${l.slots}
       ) chosen, webhook_endpoints e, events ev
-      where d.id = chosen.id and e.id = d.endpoint_id and ev.id = d.event_id
+      where d.id = chosen.id and e.id = d.endpoint_id and ev.id = d.event_id and ev.created_at = d.event_created_at
       returning d.id, d.event_id, d.endpoint_id, d.platform_id, d.attempts, d.retry_from, d.lease_token,
                 e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
                 ev.type as event_type, ev.data as event_data, ev.created_at as event_created_at`.execute(db);

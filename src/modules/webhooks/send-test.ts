@@ -41,7 +41,7 @@ export async function sendTestEvent(deps: WebhooksApiDeps, platformId: string, e
   const view = await deps.db.transaction().execute(async (tx) => {
     const data = { object: testEventObject(type, endpointId) };
     const event = await eventsRepo.insert(tx, { id: newId('evt'), platform_id: platformId, type, data: JSON.stringify(data), created_at: now });
-    await eventsRepo.insertDeliveries(tx, [{ id: deliveryId, event_id: event.id, endpoint_id: endpointId, platform_id: platformId, state: 'pending', created_at: now }]);
+    await eventsRepo.insertDeliveries(tx, [{ id: deliveryId, event_id: event.id, endpoint_id: endpointId, platform_id: platformId, state: 'pending', created_at: now, event_created_at: event.created_at }]);
     const body = serializeDelivery((await deliveriesRepo.findView(tx, platformId, deliveryId))!);
     // With the rows: a retry with this Idempotency-Key after a crash answers this delivery instead of sending a second ping.
     await recordResponseInTx(tx, 201, body);
@@ -65,7 +65,7 @@ export async function emitTestEvent(deps: WebhooksApiDeps, platformId: string, t
   const event = await deps.db.transaction().execute(async (tx) => {
     const row = await eventsRepo.insert(tx, { id: newId('evt'), platform_id: platformId, type, data: JSON.stringify({ object: testEventObject(type, '') }), created_at: now });
     const endpointIds = await eventsRepo.subscribedEndpointIds(tx, platformId, type);
-    await eventsRepo.insertDeliveries(tx, endpointIds.map((endpointId) => ({ id: newId('dlv'), event_id: row.id, endpoint_id: endpointId, platform_id: platformId, state: 'pending' as const, created_at: now })));
+    await eventsRepo.insertDeliveries(tx, endpointIds.map((endpointId) => ({ id: newId('dlv'), event_id: row.id, endpoint_id: endpointId, platform_id: platformId, state: 'pending' as const, created_at: now, event_created_at: row.created_at })));
     const body = serializeEvent(row);
     // With the rows: a retry with this Idempotency-Key after a crash answers this event instead of emitting a second.
     await recordResponseInTx(tx, 201, body);
