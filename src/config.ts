@@ -98,6 +98,8 @@ export type Config = {
   eventRetentionDays: number;
   /** REQUEST_LOG_RETENTION_DAYS: request log weeks older than this are dropped (on top of the 10,000 rows kept per platform). */
   requestLogRetentionDays: number;
+  /** OPERATOR_TX_ATTEMPT_RETENTION_DAYS: signed attempts of finished operator transactions older than this are deleted, all but the one recorded on the transaction. */
+  operatorTxAttemptRetentionDays: number;
   /** REQUEST_LOG_QUEUE_MAX_BYTES: the request log's in-memory queue holds at most this many bytes (estimated). */
   requestLogQueueMaxBytes: number;
   /** RATE_LIMIT_*: token buckets per secret key and per client address (api/middleware/rate-limit.ts). */
@@ -235,6 +237,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     webhookAttemptRetentionDays: read(env, 'WEBHOOK_ATTEMPT_RETENTION_DAYS', int(1, 3650).default(30)),
     eventRetentionDays: read(env, 'EVENT_RETENTION_DAYS', int(1, 3650).default(30)),
     requestLogRetentionDays: read(env, 'REQUEST_LOG_RETENTION_DAYS', int(1, 3650).default(30)),
+    operatorTxAttemptRetentionDays: read(env, 'OPERATOR_TX_ATTEMPT_RETENTION_DAYS', int(1, 3650).default(180)),
     // 1 MiB .. 1 GiB; default 16 MiB (the queue's worst case by rows alone was ~160 MB).
     requestLogQueueMaxBytes: read(env, 'REQUEST_LOG_QUEUE_MAX_BYTES', int(1_048_576, 1_073_741_824).default(16 * 1_048_576)),
     rateLimits: {

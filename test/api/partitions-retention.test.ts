@@ -167,6 +167,20 @@ describe(`week partitions and retention (${TEST_DB})`, () => {
     expect(again).toMatchObject({ created: [], dropped: [], deletedFromDefault: { events: 0, webhook_deliveries: 0, webhook_attempts: 0, request_logs: 0 } });
   });
 
+  it('deletes signed attempts of finished operator transactions past OPERATOR_TX_ATTEMPT_RETENTION_DAYS (180), keeps those in flight and the mined one', async () => {
+    const old = new Date(Date.now() - 200 * DAY);
+    await sql`insert into operator_txs (id, chain_id, purpose, ref_id, to_address, calldata, state, sender, nonce, tx_hash, created_at)
+      values ('otx_done', 84532, 'refund', 're_1', '0x1', '0x', 'done', '0xs', 1, '0xmined', ${old}),
+             ('otx_sent', 84532, 'refund', 're_2', '0x1', '0x', 'sent', '0xs', 2, '0xs2b', ${old})`.execute(h.db);
+    await sql`insert into operator_tx_attempts (tx_hash, operator_tx_id, nonce, raw_tx, max_fee_per_gas, max_priority_fee_per_gas, created_at)
+      values ('0xreplaced', 'otx_done', 1, '0x', 1, 1, ${old}), ('0xmined', 'otx_done', 1, '0x', 2, 1, ${old}),
+             ('0xs2a', 'otx_sent', 2, '0x', 1, 1, ${old}), ('0xs2b', 'otx_sent', 2, '0x', 2, 1, ${old})`.execute(h.db);
+    const r = await h.services.retention.runOnce();
+    expect(r!.operatorTxAttempts).toBe(1);
+    const left = (await sql<{ tx_hash: string }>`select tx_hash from operator_tx_attempts order by tx_hash`.execute(h.db)).rows.map((x) => x.tx_hash);
+    expect(left).toEqual(['0xmined', '0xs2a', '0xs2b']);
+  });
+
   it('an order whose events are past retention (and gone) still shows on its timeline what its own rows know', async () => {
     const m = await merchant(h, p.secretKey);
     const o = await order(h, p.secretKey, m.external_id);

@@ -68,6 +68,18 @@ export const retentionRepo = {
       return Number(r.numAffectedRows ?? 0n);
     }),
 
+  /**
+   * Deletes up to `limit` signed attempts made before `before` of operator transactions that are over (done or
+   * rejected: the sender's monitor reads attempts only of transactions in flight), except the attempt whose hash is
+   * the transaction's own (tx_hash, the one that was mined). Returns the count.
+   */
+  deleteFinishedOperatorAttempts: async (db: Executor, before: Date, limit: number) =>
+    Number((await sql`
+      delete from operator_tx_attempts a where a.tx_hash = any(array(
+        select a2.tx_hash from operator_tx_attempts a2 join operator_txs t on t.id = a2.operator_tx_id
+        where a2.created_at < ${before} and t.state in ('done', 'rejected') and a2.tx_hash is distinct from t.tx_hash
+        limit ${limit}))`.execute(db)).numAffectedRows ?? 0n),
+
   /** One pass at a time across instances: a session advisory lock on one connection, released at the end. */
   exclusive: <T>(db: Db, fn: (conn: Db) => Promise<T>) =>
     db.connection().execute(async (conn) => {

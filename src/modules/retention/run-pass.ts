@@ -9,8 +9,8 @@ export const WEEKS_AHEAD = 4;
 export const DEFAULT_BATCH = 1_000;
 export const DEFAULT_MAX_BATCHES = 100;
 
-export type RetentionPolicy = { eventDays: number; requestLogDays: number };
-export type RetentionReport = { created: string[]; dropped: string[]; deletedFromDefault: Record<PartitionedTable, number>; skipped: string[] } | null;
+export type RetentionPolicy = { eventDays: number; requestLogDays: number; operatorTxAttemptDays: number };
+export type RetentionReport = { created: string[]; dropped: string[]; deletedFromDefault: Record<PartitionedTable, number>; skipped: string[]; operatorTxAttempts: number } | null;
 
 /**
  * One retention pass over the week-partitioned tables (migration 034), by one instance at a time (advisory lock;
@@ -20,7 +20,9 @@ export type RetentionReport = { created: string[]; dropped: string[]; deletedFro
  * 2. whole weeks older than the retention are dropped: events' cutoff (EVENT_RETENTION_DAYS) for attempts, then
  *    deliveries, then events (a delivery's week is its event's; an attempt is never older than its event), and
  *    REQUEST_LOG_RETENTION_DAYS for request logs. A week is dropped once its end is past the cutoff;
- * 3. rows past the cutoff in a DEFAULT partition are deleted in batches (deliveries before their events).
+ * 3. rows past the cutoff in a DEFAULT partition are deleted in batches (deliveries before their events);
+ * 4. signed attempts of finished operator transactions past OPERATOR_TX_ATTEMPT_RETENTION_DAYS, in batches
+ *    (not partitioned: docs/decisions.md).
  * Nothing is moved out of DEFAULT. Orders, refunds, settlements and the ledger are not partitioned or touched.
  */
 export async function runRetentionPass(db: Db, o: { now: Date; policy: RetentionPolicy; log: Logger; batch?: number }): Promise<RetentionReport> {
@@ -59,8 +61,15 @@ export async function runRetentionPass(db: Db, o: { now: Date; policy: Retention
         if (n < batch) break;
       }
     }
+    const opCutoff = new Date(o.now.getTime() - o.policy.operatorTxAttemptDays * DAY_MS);
+    let operatorTxAttempts = 0;
+    for (let i = 0; i < DEFAULT_MAX_BATCHES; i++) {
+      const n = await retentionRepo.deleteFinishedOperatorAttempts(conn, opCutoff, batch);
+      operatorTxAttempts += n;
+      if (n < batch) break;
+    }
     if (skipped.length > 0) o.log.warn({ skipped }, 'week partitions not created: their DEFAULT partition holds rows of those weeks');
-    if (dropped.length > 0 || created.length > 0) o.log.info({ created, dropped, deletedFromDefault }, 'retention pass');
-    return { created, dropped, deletedFromDefault, skipped };
+    if (dropped.length > 0 || created.length > 0 || operatorTxAttempts > 0) o.log.info({ created, dropped, deletedFromDefault, operatorTxAttempts }, 'retention pass');
+    return { created, dropped, deletedFromDefault, skipped, operatorTxAttempts };
   });
 }
