@@ -94,6 +94,8 @@ export type Config = {
   webhookDisableAfterDays: number;
   /** WEBHOOK_ATTEMPT_RETENTION_DAYS: attempt rows of finished deliveries older than this are deleted (hourly). */
   webhookAttemptRetentionDays: number;
+  /** WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: POSTs in flight to one endpoint from one instance (deliverer-context.ts DEFAULT_PER_ENDPOINT). */
+  webhookPerEndpoint: number;
   /** REQUEST_LOG_QUEUE_MAX_BYTES: the request log's in-memory queue holds at most this many bytes (estimated). */
   requestLogQueueMaxBytes: number;
   /** RATE_LIMIT_*: token buckets per secret key and per client address (api/middleware/rate-limit.ts). */
@@ -229,6 +231,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       .refine((keys) => keys.every((k) => k.length >= 32), 'must be a comma-separated list of keys of at least 32 characters each')),
     webhookDisableAfterDays: read(env, 'WEBHOOK_DISABLE_AFTER_DAYS', int(1, 365).default(5)),
     webhookAttemptRetentionDays: read(env, 'WEBHOOK_ATTEMPT_RETENTION_DAYS', int(1, 3650).default(30)),
+    webhookPerEndpoint: read(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', int(1, 1024).default(32)),
     // 1 MiB .. 1 GiB; default 16 MiB (the queue's worst case by rows alone was ~160 MB).
     requestLogQueueMaxBytes: read(env, 'REQUEST_LOG_QUEUE_MAX_BYTES', int(1_048_576, 1_073_741_824).default(16 * 1_048_576)),
     rateLimits: {
