@@ -100,6 +100,8 @@ export type Config = {
   requestLogRetentionDays: number;
   /** OPERATOR_TX_ATTEMPT_RETENTION_DAYS: signed attempts of finished operator transactions older than this are deleted, all but the one recorded on the transaction. */
   operatorTxAttemptRetentionDays: number;
+  /** WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: POSTs in flight to one endpoint from one instance (deliverer-context.ts DEFAULT_PER_ENDPOINT). */
+  webhookPerEndpoint: number;
   /** REQUEST_LOG_QUEUE_MAX_BYTES: the request log's in-memory queue holds at most this many bytes (estimated). */
   requestLogQueueMaxBytes: number;
   /** RATE_LIMIT_*: token buckets per secret key and per client address (api/middleware/rate-limit.ts). */
@@ -238,6 +240,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
     eventRetentionDays: read(env, 'EVENT_RETENTION_DAYS', int(1, 3650).default(30)),
     requestLogRetentionDays: read(env, 'REQUEST_LOG_RETENTION_DAYS', int(1, 3650).default(30)),
     operatorTxAttemptRetentionDays: read(env, 'OPERATOR_TX_ATTEMPT_RETENTION_DAYS', int(1, 3650).default(180)),
+    webhookPerEndpoint: read(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', int(1, 1024).default(32)),
     // 1 MiB .. 1 GiB; default 16 MiB (the queue's worst case by rows alone was ~160 MB).
     requestLogQueueMaxBytes: read(env, 'REQUEST_LOG_QUEUE_MAX_BYTES', int(1_048_576, 1_073_741_824).default(16 * 1_048_576)),
     rateLimits: {

@@ -133,7 +133,7 @@ export function createServices(deps: ServiceDeps) {
   const exportsService = createExportsService({ db, balance });
   // Built here, started by the workers: the indexer pokes it after a commit that wrote outbox rows.
   const deliverer = createWebhookDeliverer({ db, config, logger, secrets: webhookSecrets, metrics, clock },
-    { disableAfterMs: config.webhookDisableAfterDays * 86_400_000 });
+    { disableAfterMs: config.webhookDisableAfterDays * 86_400_000, perEndpoint: config.webhookPerEndpoint });
   const indexer = createIndexer({ db, config, chains, handlers: chainEvents, authorizedTransfers: x402.authorizedTransfers, afterCommit: () => deliverer.poke(), logger, metrics, clock });
   return {
     config,

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/lib/logger.js';
 import { emitEvents, type EmitManyInput } from '../../src/modules/events/emit-many.js';
 import http from 'node:http';
 import { createWebhookDeliverer, DEFAULT_CONCURRENCY, DEFAULT_PER_ENDPOINT } from '../../src/modules/webhooks/deliver.js';
+import { claimRepo } from '../../src/modules/webhooks/repo.js';
 import { createHarness, type Harness } from '../../test/helpers/harness.js';
 import { freshLocation, openLocation, type DbKind } from '../lib/db.js';
 import { startReceiver, type Receiver } from '../lib/receiver.js';
@@ -61,6 +62,36 @@ async function bareClient(receiver: Receiver, endpoints: number, total: number) 
   return { in_flight: inFlight, deliveries: total, seconds: round(seconds, 2)!, per_s: round(total / seconds, 0)! };
 }
 
+/**
+ * Where a run's time goes: the deliverer's claim and group-commit statements (count, rows, mean and total ms;
+ * wrapped on claimRepo for the run), printed beside this process's CPU use (100 % = one core busy).
+ */
+function timeRepo() {
+  const stats = { claims: 0, claimed: 0, claim_ms: 0, commits: 0, committed: 0, commit_ms: 0 };
+  const { claim, finishSucceededMany } = claimRepo;
+  claimRepo.claim = async (db, l) => {
+    const t = performance.now();
+    const rows = await claim(db, l);
+    stats.claims++; stats.claimed += rows.length; stats.claim_ms += performance.now() - t;
+    return rows;
+  };
+  claimRepo.finishSucceededMany = async (db, a) => {
+    const t = performance.now();
+    const done = await finishSucceededMany(db, a);
+    stats.commits++; stats.committed += a.id.length; stats.commit_ms += performance.now() - t;
+    return done;
+  };
+  return {
+    stop() {
+      Object.assign(claimRepo, { claim, finishSucceededMany });
+      return {
+        claims: stats.claims, rows_per_claim: round(stats.claimed / Math.max(1, stats.claims), 1), claim_ms_mean: round(stats.claim_ms / Math.max(1, stats.claims), 1), claim_ms_total: round(stats.claim_ms, 0),
+        commits: stats.commits, rows_per_commit: round(stats.committed / Math.max(1, stats.commits), 1), commit_ms_mean: round(stats.commit_ms / Math.max(1, stats.commits), 1), commit_ms_total: round(stats.commit_ms, 0),
+      };
+    },
+  };
+}
+
 async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, deliveries: number) {
   const loc = await freshLocation(kind);
   const h: Harness = await createHarness({ database: openLocation(loc), logger: createLogger('silent', 'devnet') });
@@ -87,6 +118,8 @@ async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, del
     const total = events * endpoints;
     const limit = await bareClient(receiver, endpoints, total);
     await receiver.call('reset');
+    const timing = timeRepo();
+    const cpu = process.cpuUsage();
     const deliverer = createWebhookDeliverer({ db: h.db, config: h.config, logger: createLogger('silent', 'devnet'), secrets: h.services.webhookSecrets });
     const started = performance.now();
     deliverer.start(1_000);
@@ -100,8 +133,10 @@ async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, del
     }
     const seconds = (performance.now() - started) / 1000;
     await deliverer.stop();
+    const used = process.cpuUsage(cpu);
+    const breakdown = { ...timing.stop(), bench_cpu_pct: round((used.user + used.system) / 10_000 / seconds, 0) };
     const perS = round(done / seconds, 0)!;
-    return { db: kind, endpoints, deliveries: done, seconds: round(seconds, 2)!, per_s: perS, limit, ratio: round(perS / limit.per_s, 2), load_avg: loadAvg() };
+    return { db: kind, endpoints, deliveries: done, seconds: round(seconds, 2)!, per_s: perS, limit, ratio: round(perS / limit.per_s, 2), breakdown, load_avg: loadAvg() };
   } finally {
     await h.close();
     await loc.dispose();
@@ -116,7 +151,8 @@ export async function benchWebhooks(o: { dbs: DbKind[]; deliveries?: number }) {
       for (const endpoints of [1, 10, 100]) {
         log(`webhooks/${kind}: ${endpoints} endpoint(s)`);
         rows.push(await scenario(kind, receiver, endpoints, o.deliveries ?? 5000));
-        log(`  ${rows.at(-1)!.deliveries} deliveries in ${rows.at(-1)!.seconds} s (${rows.at(-1)!.per_s}/s)`);
+        const row = rows.at(-1)!;
+        log(`  ${row.deliveries} deliveries in ${row.seconds} s (${row.per_s}/s; bare ${row.limit.per_s}/s, ratio ${row.ratio}) ${JSON.stringify(row.breakdown)}`);
       }
     }
   } finally {

@@ -103,6 +103,34 @@ describe('new heads by subscription (eth_subscribe over WebSocket) wake the inde
     }
   });
 
+  it('a head that comes while a tick is in flight makes the loop tick again as soon as that tick ends, not at the next poll', async () => {
+    const ticks: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const loops = createLoops({
+      db: h.db, config: h.config, chains: h.services.chains, logger: logger(), clock: h.services.clock,
+      pollMs: 600_000, // without the head the loop would not tick again during this test
+      tick: async () => {
+        ticks.push(Date.now());
+        if (ticks.length === 1) await gate; // the first tick is still reading when the head arrives
+        return { caughtUp: true };
+      },
+    });
+    const [chainId] = h.services.chains.list().map((c) => c.chainId);
+    loops.start([chainId!]);
+    try {
+      await until(() => ticks.length === 1);
+      loops.poke(chainId!);
+      expect(ticks).toHaveLength(1);
+      release();
+      await until(() => ticks.length === 2);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(ticks).toHaveLength(2); // one more tick for the head, then the poll interval again
+    } finally {
+      await loops.stop();
+    }
+  });
+
   it('a head makes the chain\'s loop tick at once rather than at its next poll, but not while it backs off after errors', async () => {
     const ticks: number[] = [];
     let fail = false;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { DEFAULT_PER_ENDPOINT } from '../../src/modules/webhooks/deliver.js';
 
 const ROUTER = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const USDC = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
@@ -173,6 +174,14 @@ describe('config: every variable parsed (production)', () => {
     expect(loadConfig({ ...PRODUCTION, WEBHOOK_ATTEMPT_RETENTION_DAYS: '7' }, []).webhookAttemptRetentionDays).toBe(7);
     for (const bad of ['0', '-1', '3651', '1.5', '30d', ' ']) {
       expect(configError({ WEBHOOK_ATTEMPT_RETENTION_DAYS: bad }).message, bad).toMatch(/^Invalid configuration: WEBHOOK_ATTEMPT_RETENTION_DAYS /);
+    }
+  });
+
+  it('reads WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT (default the deliverer\'s DEFAULT_PER_ENDPOINT, 1..1024)', () => {
+    expect(loadConfig({}, []).webhookPerEndpoint).toBe(DEFAULT_PER_ENDPOINT);
+    expect(loadConfig({ ...PRODUCTION, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '200' }, []).webhookPerEndpoint).toBe(200);
+    for (const bad of ['0', '-1', '1025', '1.5', 'lots']) {
+      expect(configError({ WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: bad }).message, bad).toMatch(/^Invalid configuration: WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT /);
     }
   });
 

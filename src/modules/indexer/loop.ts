@@ -12,7 +12,7 @@ export const LEASE_MS = 15_000;
 export const HEARTBEAT_MS = 2_000;
 const MAX_BACKOFF_MS = 30_000;
 
-type LoopState = { running: boolean; timer?: NodeJS.Timeout | undefined; stopped?: Promise<void>; done?: () => void; kick?: () => void; nextTickAt: number; errors: number; claimedAt: number };
+type LoopState = { running: boolean; timer?: NodeJS.Timeout | undefined; poked?: boolean; stopped?: Promise<void>; done?: () => void; kick?: () => void; nextTickAt: number; errors: number; claimedAt: number };
 type LoopDeps = { db: Db; config: Config; chains: ChainsService; logger: Logger; clock: Clock; tick: (chainId: number, holder: string) => Promise<{ caughtUp: boolean }>; pollMs?: number };
 type LoopCtx = LoopDeps & { me: string; pollMs: number };
 
@@ -62,8 +62,11 @@ function loop(ctx: LoopCtx, chainId: number, s: LoopState) {
   const step = async () => {
     s.timer = undefined;
     if (!s.running) return s.done?.();
+    s.poked = false;
     await wake(ctx, chainId, s);
     if (!s.running) return s.done?.();
+    // A head that came during this wake-up may be past what its tick read: tick again now, not at the next poll.
+    if (s.poked && s.errors === 0) s.nextTickAt = Math.min(s.nextTickAt, Date.now());
     s.timer = setTimeout(step, Math.max(0, Math.min(s.nextTickAt - Date.now(), HEARTBEAT_MS)));
   };
   s.kick = () => {
@@ -122,12 +125,14 @@ export function createLoops(deps: LoopDeps) {
     },
     /**
      * A new head was seen (head-watch.ts): tick now rather than at the next poll. Not while the loop backs off after
-     * errors (the head does not make a failing RPC or database work again), and a wake-up in flight is left alone.
+     * errors (the head does not make a failing RPC or database work again). A wake-up in flight is left alone, and
+     * the loop ticks again as soon as it ends (its tick may have read the head before this one).
      */
     poke(chainId: number) {
       const s = state.get(chainId);
       if (!s?.running || s.errors > 0) return;
       s.nextTickAt = Math.min(s.nextTickAt, Date.now());
+      s.poked = true;
       s.kick?.();
     },
     stop: () => stopAll(ctx, state),

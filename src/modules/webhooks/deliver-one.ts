@@ -32,15 +32,24 @@ function headersOf(job: ClaimedJob, secrets: string[], timestamp: number, body: 
   };
 }
 
-/** One attempt of a leased delivery: signed POST, then its outcome recorded (2xx by group commit). */
-export async function deliverOne(ctx: DelivererCtx, job: ClaimedJob, leaseEndsAt: number): Promise<void> {
+/**
+ * One attempt of a leased delivery: signed POST, then its outcome recorded (2xx by group commit). `answered` runs
+ * once the POST has its outcome, before it is recorded: the sending slot is free then, the lease is not (it ends
+ * with the committed outcome).
+ */
+export async function deliverOne(ctx: DelivererCtx, job: ClaimedJob, leaseEndsAt: number, answered: () => void = () => {}): Promise<void> {
   const attemptedAt = ctx.clock.now();
-  const body = bodyOf(job);
-  const timestamp = Math.floor(attemptedAt.getTime() / 1000);
-  const result = await postWebhook({
-    url: job.url, body, timeoutMs: ctx.timeoutMs, policy: ctx.policy, resolve: ctx.resolve, agent: ctx.agents.of(job.endpoint_id, job.url),
-    headers: headersOf(job, secretsOf(ctx, job, attemptedAt), timestamp, body),
-  });
+  let result;
+  try {
+    const body = bodyOf(job);
+    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+    result = await postWebhook({
+      url: job.url, body, timeoutMs: ctx.timeoutMs, policy: ctx.policy, resolve: ctx.resolve, agent: ctx.agents.of(job.endpoint_id, job.url),
+      headers: headersOf(job, secretsOf(ctx, job, attemptedAt), timestamp, body),
+    });
+  } finally {
+    answered();
+  }
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const outcome = ok ? await ctx.successes.record(job, attemptedAt, result, leaseEndsAt) : await recordDurably(ctx, job, attemptedAt, result, leaseEndsAt);
   ctx.metrics?.webhookDeliveries.inc({ outcome });

@@ -8,14 +8,15 @@ export { USER_AGENT } from './deliver-one.js';
 /**
  * The webhook deliverer. Claims due deliveries (leased, FOR UPDATE SKIP LOCKED; claim.ts), posts them
  * concurrently from a bounded pool (attempt-pool.ts, deliver-one.ts) and records every attempt
- * (record-attempt.ts; 2xx by group commit, record-successes.ts). It keeps claiming as slots free up without
- * waiting for attempts in flight, so a slow endpoint holds at most `perEndpoint` slots and delays no one else.
+ * (record-attempt.ts; 2xx by group commit, record-successes.ts). A sending slot is free once its POST is
+ * answered; the lease ends with the committed outcome. The running loop claims ahead (CLAIM_AHEAD × the caps)
+ * as leases end, so a slow endpoint holds at most `perEndpoint` sends and delays no one else.
  */
 export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptions = {}) {
   let stopping = false;
   const ctx = delivererContext(deps, opts, () => stopping);
   const pool = createAttemptPool(ctx, () => wakeups.schedule(0));
-  const wakeups = createWakeups(() => pool.claimAndStart(), (err) => ctx.log.error({ err }, 'webhook claim failed'));
+  const wakeups = createWakeups(() => pool.fill(), (err) => ctx.log.error({ err }, 'webhook claim failed'));
   return {
     /** Claims what is due now, attempts it and waits for those attempts; returns how many were attempted. */
     async runOnce(): Promise<number> {

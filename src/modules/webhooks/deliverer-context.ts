@@ -20,7 +20,10 @@ export type DelivererOptions = {
   retryAfterCapMs?: number;
   /** Attempts in flight in this instance, all endpoints together. */
   concurrency?: number;
-  /** Attempts in flight to one endpoint, all instances together (best effort across instances). */
+  /**
+   * POSTs in flight to one endpoint from this instance; the running loop leases up to CLAIM_AHEAD times this to
+   * one endpoint, all instances together (best effort across instances). WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT.
+   */
   perEndpoint?: number;
   /** How long a claimed row stays reserved; must exceed the timeout so a live attempt keeps its lease. */
   leaseMs?: number;
@@ -32,9 +35,10 @@ export type DelivererOptions = {
 
 export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 /**
- * Attempts in flight per instance, and to one endpoint (all instances): a slow endpoint holds a quarter of
- * the slots at most (16 and 3 before issue 20: 5.3 endpoints to fill them). By Little's law one endpoint gets
- * at most perEndpoint ÷ (claim + HTTP + record time): 1,500/s at ~20 ms per cycle needs 30 in flight.
+ * POSTs in flight per instance, and to one endpoint: a slow endpoint holds a quarter of the slots at most (16 and 3
+ * before issue 20: 5.3 endpoints to fill them). By Little's law one endpoint gets at most perEndpoint ÷ the time of
+ * one POST (its slot is free once answered; issue 37): 32 at a 10 ms answer is 3,200/s. A small receiver is
+ * protected by the cap; a large one that wants more sets WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT (per instance).
  */
 export const DEFAULT_CONCURRENCY = 128;
 export const DEFAULT_PER_ENDPOINT = 32;

@@ -260,6 +260,12 @@ export const claimRepo = {
     return new Set(done.map((r) => r.id));
   },
 
+  /** Leases given back unused (claimed ahead, never attempted: a stopping deliverer): due again at once, attempts unchanged. */
+  release: (db: Executor, ids: string[], tokens: string[]) =>
+    sql`update webhook_deliveries d set locked_until = null, lease_token = null
+        from unnest(${ids}::text[], ${tokens}::text[]) as u(id, token)
+        where d.id = u.id and d.lease_token = u.token and d.state = 'pending'`.execute(db),
+
   /** Compare-and-set on the lease: only the holder of a live lease records the outcome. */
   finish: (db: Executor, j: { id: string; token: string; state: 'pending' | 'succeeded' | 'failed'; status: number | null; error: string | null; retryInMs: number | null; attemptedAt: Date }) =>
     db.updateTable('webhook_deliveries')
