@@ -6,6 +6,8 @@ export type ServiceHandle = {
   kind: DbKind;
   pid: number;
   port: number;
+  /** The service's database (PostgreSQL), for benches that fill it behind the service's back. */
+  url: string | undefined;
   secretKey: string;
   platformId: string;
   merchantId: string;
@@ -16,12 +18,12 @@ export type ServiceHandle = {
 const CHILD = fileURLToPath(new URL('./service-child.ts', import.meta.url));
 
 /** Starts the service on a fresh database in a child process and waits until it listens. */
-export async function startService(kind: DbKind): Promise<ServiceHandle> {
+export async function startService(kind: DbKind, env: Record<string, string> = {}): Promise<ServiceHandle> {
   const loc: DbLocation = await freshLocation(kind);
   const child: ChildProcess = fork(CHILD, [], {
     // BENCH_CPU_PROF=dir writes a V8 CPU profile of the service process there (for finding avoidable costs).
     execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
-    env: { ...process.env, BENCH_DB_KIND: kind, BENCH_DB_URL: loc.url ?? '', BENCH_DB_DIR: loc.dir ?? '' },
+    env: { ...process.env, ...env, BENCH_DB_KIND: kind, BENCH_DB_URL: loc.url ?? '', BENCH_DB_DIR: loc.dir ?? '' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
@@ -53,7 +55,7 @@ export async function startService(kind: DbKind): Promise<ServiceHandle> {
     child.send({ id, cmd, args });
   });
   return {
-    kind, pid: child.pid!, port: info.port, secretKey: info.secretKey, platformId: info.platformId, merchantId: info.merchantId,
+    kind, pid: child.pid!, port: info.port, url: loc.url, secretKey: info.secretKey, platformId: info.platformId, merchantId: info.merchantId,
     call,
     async stop() {
       const exited = new Promise((r) => child.once('exit', r));

@@ -59,4 +59,11 @@ export function printTable(r: any) {
     table('EXPLAIN (ANALYZE) of list/filter queries (PostgreSQL)', ['query', 'index', 'ms'],
       r.explain.queries.map((q: any) => [q.name, q.indexes.join(', ') || 'NONE', q.execution_ms]));
   }
+  if (r.scale) {
+    const s = r.scale;
+    const seedLine = (k: string) => `${s.orders[k].toLocaleString('en')} orders: ${s.seeding[k].rows.toLocaleString('en')} rows in ${s.seeding[k].seconds} s (${s.seeding[k].rows_per_s.toLocaleString('en')} rows/s)`;
+    table(`Scale: ${seedLine('small')} vs ${seedLine('big')}; ${s.size.bytes_per_paid_order} bytes on disk per paid order; ${s.requests} requests at ${s.connections} connections (ms)`,
+      ['call', 'small p50', 'small p99', 'big p50', 'big p99', 'p50 ×', 'p99 ×', `goal p99 × <= ${s.goal_p99_ratio}`],
+      s.rows.map((x: any) => [x.call, x.small.p50_ms, x.small.p99_ms, x.big.p50_ms, x.big.p99_ms, x.p50_ratio, x.p99_ratio, x.meets_goal ? 'met' : 'MISSED']));
+  }
 }
