@@ -7,7 +7,11 @@ import { createHarness, type Harness } from '../helpers/harness.js';
 
 /** Migration 025 on a database whose listed tables hold microseconds: values, indexes, defaults. */
 const FILE = path.join(import.meta.dirname, '../../src/db/migrations/025_ms_timestamps.sql');
-const TABLES = ['merchants', 'orders', 'refunds', 'settlements', 'events', 'webhook_endpoints', 'webhook_deliveries', 'unmatched_transfers', 'api_keys', 'key_audit_log'];
+// events and webhook_deliveries are partitioned by created_at since migration 034 (a partition key's type cannot be
+// altered): their statements of 025 are left out here; 034 kept their timestamptz(3) (partitions-retention.test.ts).
+const PARTITIONED = ['events', 'webhook_deliveries'];
+const TABLES = ['merchants', 'orders', 'refunds', 'settlements', 'webhook_endpoints', 'unmatched_transfers', 'api_keys', 'key_audit_log'];
+const unpartitioned = (text: string) => text.split(/;\n/).filter((st) => !PARTITIONED.some((t) => st.trimStart().startsWith(`alter table ${t} `))).join(';\n');
 
 let h: Harness;
 beforeAll(async () => {
@@ -36,7 +40,7 @@ describe('migration 025 (listed tables keep created_at in milliseconds)', () => 
     await sql`update orders set created_at = '2026-03-01 00:00:00.123999+00' where id = ${o.id}`.execute(h.db);
     expect((await columns()).map((c) => c.datetime_precision)).toEqual(TABLES.map(() => 6));
 
-    await sql.raw(readFileSync(FILE, 'utf8')).execute(h.db);
+    await sql.raw(unpartitioned(readFileSync(FILE, 'utf8'))).execute(h.db);
     // Truncated, not rounded: the API shows each row as it did before.
     expect((await h.request('GET', `/v1/merchants/${m.id}`, { key: p.secretKey })).body.created_at).toBe('2026-01-01T23:59:59.999Z');
     expect((await h.request('GET', `/v1/orders/${o.id}`, { key: p.secretKey })).body.created_at).toBe('2026-03-01T00:00:00.123Z');

@@ -156,7 +156,8 @@ create index events_platform_tx_idx on events (platform_id, tx, created_at, id);
 alter table webhook_deliveries add constraint webhook_deliveries_pkey primary key (id, event_created_at);
 alter table webhook_deliveries add constraint webhook_deliveries_endpoint_id_event_id_key unique (endpoint_id, event_id, event_created_at);
 alter table webhook_deliveries add constraint webhook_deliveries_state_check check (state in ('pending', 'succeeded', 'failed'));
-alter table webhook_deliveries add constraint webhook_deliveries_event_fkey foreign key (event_id, event_created_at) references events (id, created_at);
+alter table webhook_deliveries add constraint webhook_deliveries_event_fkey foreign key (event_id, event_created_at) references events (id, created_at)
+  on update cascade;
 alter table webhook_deliveries add constraint webhook_deliveries_endpoint_id_fkey foreign key (endpoint_id) references webhook_endpoints(id);
 alter table webhook_deliveries add constraint webhook_deliveries_platform_id_fkey foreign key (platform_id) references platforms(id);
 create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at) where state = 'pending';
