@@ -9,7 +9,7 @@ import { claimRepo, type ClaimedJob } from './repo.js';
  * outcome is waiting for its group commit do not hold back the next send (bench: claims of 9 rows, serialised
  * with the sends and commits, bound a single endpoint to a quarter of a bare client).
  */
-export const CLAIM_AHEAD = 8;
+export const CLAIM_AHEAD = 4;
 /** A claimed row is sent only while its lease outlasts a whole attempt by this much; else it is left to lapse. */
 const LEASE_MARGIN_MS = 5_000;
 
