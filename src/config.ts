@@ -25,6 +25,8 @@ export type ChainConfig = {
   usdc: Address;
   /** SUBSCRIPTION_MANAGER_ADDRESS_<id>: the SubscriptionManager registered with the router (setModule); absent: no subscriptions on the chain. */
   subscriptionManager?: Address | undefined;
+  /** DEPOSIT_FACTORY_ADDRESS_<id>: the DepositFactory for per-order deposit addresses; absent: deposit addresses are refused (409 deposits_unavailable). */
+  depositFactory?: Address | undefined;
   confirmations: number;
   /**
    * The indexer reads up to min(head − confirmations, the block this tag names): the chain's own finality
@@ -151,6 +153,7 @@ function readChains(env: Env): Map<number, ChainConfig> {
       router: read(env, `ROUTER_ADDRESS_${chainId}`, address),
       usdc: read(env, `USDC_ADDRESS_${chainId}`, address),
       subscriptionManager: read(env, `SUBSCRIPTION_MANAGER_ADDRESS_${chainId}`, address.optional()),
+      depositFactory: read(env, `DEPOSIT_FACTORY_ADDRESS_${chainId}`, address.optional()),
       confirmations: read(env, `CONFIRMATIONS_${chainId}`, int(0, 1000).default(DEFAULT_CONFIRMATIONS[chainId])),
       finality: read(env, `FINALITY_${chainId}`, z.enum(FINALITY_TAGS, { error: 'must be latest, safe or finalized' }).default('safe')),
     });
