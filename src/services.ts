@@ -11,6 +11,7 @@ import { cacheFollowsOrders, createCheckoutService, sessionsFollowOrders } from 
 import { createInvitationsService } from './modules/invitations/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
 import { createOrdersService, createOrderTransitions } from './modules/orders/index.js';
+import { createDepositsService } from './modules/deposits/index.js';
 import { createIndexer, type ChainEventHandlers } from './modules/indexer/service.js';
 import { indexedUntil } from './modules/indexer/repo.js';
 import { createHealthService } from './modules/health/service.js';
@@ -99,6 +100,7 @@ export function createServices(deps: ServiceDeps) {
   operatorTxs.register('subscription_charge', subscriptions.outcomeHandlers.subscription_charge);
   operatorTxs.register('subscription_revoke', subscriptions.outcomeHandlers.subscription_revoke);
   orderTransitions.subscribe(subscriptionsFollowOrders(clock));
+  const deposits = createDepositsService({ db, config, chains, logger, clock, changing: publicSessions.changing });
   const checkout = createCheckoutService({ db, config, chains, orders, gaslessOf: relay.gasless, cache: publicSessions });
   // x402 payments are relays (same budget, cap, bans and outbox); each follows its relay's outcome.
   const x402 = createX402({ db, config, chains, tokenDomains, wake: () => operatorTxs.poke('relayer'), logger, checkout, settleWaitMs: config.x402SettleWaitMs, pollMs: 200 });
@@ -170,6 +172,7 @@ export function createServices(deps: ServiceDeps) {
     authorizations,
     subscriptions,
     checkout,
+    deposits,
     publicSessions,
     refunds,
     settlements,
