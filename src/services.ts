@@ -101,6 +101,9 @@ export function createServices(deps: ServiceDeps) {
   operatorTxs.register('subscription_revoke', subscriptions.outcomeHandlers.subscription_revoke);
   orderTransitions.subscribe(subscriptionsFollowOrders(clock));
   const deposits = createDepositsService({ db, config, chains, logger, clock, changing: publicSessions.changing });
+  // Deposit addresses: the relayer's sweeps go through the same outbox (purpose 'deposit_sweep').
+  operatorTxs.register('deposit_sweep', deposits.onSweepOutcome);
+  orderTransitions.subscribe(deposits.followOrders);
   const checkout = createCheckoutService({ db, config, chains, orders, gaslessOf: relay.gasless, cache: publicSessions });
   // x402 payments are relays (same budget, cap, bans and outbox); each follows its relay's outcome.
   const x402 = createX402({ db, config, chains, tokenDomains, wake: () => operatorTxs.poke('relayer'), logger, checkout, settleWaitMs: config.x402SettleWaitMs, pollMs: 200 });
@@ -135,7 +138,7 @@ export function createServices(deps: ServiceDeps) {
   // Built here, started by the workers: the indexer pokes it after a commit that wrote outbox rows.
   const deliverer = createWebhookDeliverer({ db, config, logger, secrets: webhookSecrets, metrics, clock },
     { disableAfterMs: config.webhookDisableAfterDays * 86_400_000 });
-  const indexer = createIndexer({ db, config, chains, handlers: chainEvents, authorizedTransfers: x402.authorizedTransfers, afterCommit: () => deliverer.poke(), logger, metrics, clock });
+  const indexer = createIndexer({ db, config, chains, handlers: chainEvents, authorizedTransfers: x402.authorizedTransfers, deposits, afterCommit: () => deliverer.poke(), logger, metrics, clock });
   return {
     config,
     database,

@@ -4,7 +4,12 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ChainsService } from '../chains/service.js';
 import { lazyPayOrderSigner } from '../orders/deps.js';
+import type { Tx } from '../../db/client.js';
+import type { DepositLog } from '../indexer/events.js';
+import type { OperatorTxOutcome } from '../operator-txs/types.js';
+import { applyDepositLog, depositsFollowOrders } from './apply.js';
 import { createDepositAddress } from './create.js';
+import { onSweepOutcome } from './sweep.js';
 import type { DepositsDeps } from './deps.js';
 import { depositsRepo } from './repo.js';
 
@@ -16,6 +21,12 @@ export function createDepositsService(o: { db: Db; config: Config; chains: Chain
     create: (q: { orderId: string; platformId: string | null }, refundAddress: string) => createDepositAddress(deps, q, refundAddress),
     /** The deposit addresses the indexer reads transfers and forwarder events for on `chainId` (lowercase). */
     watched: (chainId: number) => depositsRepo.watched(o.db, chainId, deps.clock.now()),
+    /** The indexer's handler of a new deposit log (indexer/handlers.ts DepositHandlers). */
+    apply: (tx: Tx, chainId: number, log: DepositLog, blockTime: Date) => applyDepositLog(deps, tx, chainId, log, blockTime),
+    /** The relayer's outcome of a deposit_sweep intent. */
+    onSweepOutcome: (tx: Tx, outcome: OperatorTxOutcome) => onSweepOutcome(deps, tx, outcome),
+    /** Subscribed to order transitions: expired or paid-elsewhere orders return what their deposit holds. */
+    followOrders: depositsFollowOrders(deps),
   };
 }
 
