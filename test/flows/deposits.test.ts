@@ -1,11 +1,11 @@
 import { erc20Abi, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { balanceOf, createFlow, freshAddress, setupPlatform, type Flow } from '../helpers/flow.js';
+import { balanceOf, createFlow, freshAddress, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-const DEPTH = 2;
+for (const DEPTH of [2, 20]) describe(`deposit addresses on anvil (Circle USDC, confirmations ${DEPTH})`, () => {
 let f: Flow;
 let key: string;
 let merchantId: string;
@@ -26,7 +26,7 @@ async function depositOrder(amount = '10.00') {
   const refund = freshAddress();
   const d = await f.h.request('POST', `/v1/orders/${o.body.id}/deposit_address`, { key, body: { refund_address: refund } });
   expect(d.status, d.text).toBe(200);
-  return { id: o.body.id as string, deposit: d.body.deposit_address as Address, refund };
+  return { id: o.body.id as string, deposit: d.body.deposit_address as Address, refund, order: o.body };
 }
 
 async function send(to: Address, value: bigint) {
@@ -49,7 +49,7 @@ const read = async (id: string) => (await f.h.request('GET', `/v1/orders/${id}`,
 const eventsOf = async (id: string) => (await f.h.db.selectFrom('events').select(['type', 'data']).execute())
   .filter((e) => JSON.stringify(e.data).includes(id)).map((e) => e.type);
 
-describe(`deposit addresses on anvil (Circle USDC, confirmations ${DEPTH})`, () => {
+describe('payments', () => {
   it('an exact transfer pays the order through the router (payment_method deposit)', async () => {
     const o = await depositOrder('10.00');
     await send(o.deposit, 10_000_000n);
@@ -82,4 +82,22 @@ describe(`deposit addresses on anvil (Circle USDC, confirmations ${DEPTH})`, () 
     expect(types).toContain('order.overpaid');
     expect(types).toContain('payment.returned');
   });
+
+
+  it('late, after another method paid: the transfer is returned whole (payment.returned settled), the order stays paid by the wallet', async () => {
+    const o = await depositOrder('10.00');
+    await payAsBuyer(f.chain, f.chain.buyers[1]!, o.order);
+    await settle();
+    await send(o.deposit, 10_000_000n);
+    await settle();
+    const order = await read(o.id);
+    expect(order).toMatchObject({ state: 'confirmed', amount_received: '10000000' });
+    expect(order.payment_method).not.toBe('deposit');
+    expect(await balanceOf(f.chain, o.refund)).toBe(10_000_000n);
+    expect(await balanceOf(f.chain, o.deposit)).toBe(0n);
+    const ret = (await f.h.db.selectFrom('events').select(['type', 'data']).where('type', '=', 'payment.returned').execute())
+      .map((e) => (e.data as { object: Record<string, unknown> }).object).find((x) => x.order_id === o.id);
+    expect(ret).toMatchObject({ reason: 'settled', amount: '10000000', refund_address: o.refund });
+  });
+});
 });
