@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { erc20Abi, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -81,6 +82,9 @@ describe('payments', () => {
     const types = await eventsOf(o.id);
     expect(types).toContain('order.overpaid');
     expect(types).toContain('payment.returned');
+    // One sweep paid and returned the excess: no second sweep for the same funds.
+    const sweeps = await sql<{ id: string }>`select id from operator_txs where purpose = 'deposit_sweep' and ref_id = ${o.id}`.execute(f.h.db);
+    expect(sweeps.rows).toHaveLength(1);
   });
 
 

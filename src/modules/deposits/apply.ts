@@ -56,6 +56,9 @@ export const depositsFollowOrders = (deps: DepositsDeps) => async (e: OrderTrans
   const deps_ = await e.tx.selectFrom('deposits').selectAll().where('order_id', 'in', ids.length > 0 ? ids : ['']).where('sweep_pending', '=', false).execute();
   for (const dep of deps_ as DepositRow[]) {
     const order = await orderOf(e.tx, dep.order_id);
+    // Paid by the deposit itself: that sweep returned any excess in the same transaction (its DepositReturned comes
+    // after this OrderPaid in the range), so a second sweep would only spend gas.
+    if (order.paid_by?.toLowerCase() === dep.address) continue;
     if (order.amount_received > 0n) await maybeSweep(deps, e.tx, dep, order, e.at);
   }
 };
