@@ -1,5 +1,5 @@
 /**
- * Deploys the PaymentRouter and its SubscriptionManager module to a real network (Base Sepolia 84532, Base 8453).
+ * Deploys the PaymentRouter, its SubscriptionManager module and the DepositFactory (deposit addresses) to a real network (Base Sepolia 84532, Base 8453).
  * When the deployer is the router's owner it registers the manager (setModule); otherwise it prints the owner's
  * setModule transaction to submit (the owner should be a multisig).
  *
@@ -16,7 +16,7 @@ import { createPublicClient, encodeFunctionData, getAddress, http, isAddress, ty
 import { privateKeyToAccount } from 'viem/accounts';
 import { paymentRouterAbi } from '../src/chain/artifacts/PaymentRouter.js';
 import { makePublicClient, makeWalletClient } from '../src/chain/clients.js';
-import { deployRouter, deploySubscriptionManager, sendRegisterModule } from '../src/chain/deploy.js';
+import { deployDepositFactory, deployRouter, deploySubscriptionManager, sendRegisterModule } from '../src/chain/deploy.js';
 
 function fail(message: string): never {
   console.error(`deploy: ${message}`);
@@ -42,7 +42,7 @@ if (flags.help) {
 Flags may come from RPC_URL, OWNER, SIGNER_ADDRESS, OPERATOR_ADDRESS, SERVICE_TREASURY instead.
 RESERVE_HOLD_DAYS (default 7) sets the router's per-order reserve hold.
 --yes is required on Base mainnet (8453). Prints ROUTER_ADDRESS_<chainId>=… and
-SUBSCRIPTION_MANAGER_ADDRESS_<chainId>=… to set, and the owner's setModule call if the deployer is not the owner.`);
+SUBSCRIPTION_MANAGER_ADDRESS_<chainId>=… and DEPOSIT_FACTORY_ADDRESS_<chainId>=… to set, and the owner's setModule call if the deployer is not the owner.`);
   process.exit(0);
 }
 
@@ -93,7 +93,9 @@ async function main(): Promise<void> {
   }
   const manager = await deploySubscriptionManager({ walletClient, publicClient, router, confirmations });
   const registered = await registerManager({ walletClient, publicClient, router, manager, confirmations });
-  console.log(`\nPaymentRouter deployed at ${router}\nSubscriptionManager deployed at ${manager}`);
+  // No owner and no registration: the factory only deploys clones that pay this router or return the funds.
+  const depositFactory = await deployDepositFactory({ walletClient, publicClient, router, confirmations });
+  console.log(`\nPaymentRouter deployed at ${router}\nSubscriptionManager deployed at ${manager}\nDepositFactory deployed at ${depositFactory}`);
   if (!registered) {
     console.log(`\nThe owner ${owner} must register the SubscriptionManager (setModule(${manager}, true)): send to ${router}`);
     console.log(`data ${encodeFunctionData({ abi: paymentRouterAbi, functionName: 'setModule', args: [manager, true] })}`);
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
   console.log(`\nSet in the service's environment:`);
   console.log(`ROUTER_ADDRESS_${chainId}=${router}`);
   console.log(`SUBSCRIPTION_MANAGER_ADDRESS_${chainId}=${manager}`);
+  console.log(`DEPOSIT_FACTORY_ADDRESS_${chainId}=${depositFactory}`);
 }
 
 /** setModule(manager, true) when the deployer owns the router, checked on chain; false when the owner must do it. */

@@ -18,6 +18,7 @@ import { validationHook } from './api/openapi.js';
 import { adminRoutes } from './api/routes/admin.js';
 import { mountAuth } from './api/routes/auth.js';
 import { relayRoutes } from './api/routes/relay.js';
+import { depositRoutes } from './api/routes/deposits.js';
 import { x402Routes } from './api/routes/x402.js';
 import { checkoutRoutes } from './api/routes/checkout.js';
 import { invitationRoutes } from './api/routes/invitations.js';
@@ -163,6 +164,7 @@ export function buildApp(services: Services, opts: { now?: () => number } = {}) 
   app.route('/', checkoutRoutes);
   app.route('/', subscriptionRoutes);
   app.route('/', relayRoutes);
+  app.route('/', depositRoutes);
   app.route('/', x402Routes);
   app.route('/', refundRoutes);
   app.route('/', settlementRoutes);

@@ -25,6 +25,8 @@ export type ChainConfig = {
   usdc: Address;
   /** SUBSCRIPTION_MANAGER_ADDRESS_<id>: the SubscriptionManager registered with the router (setModule); absent: no subscriptions on the chain. */
   subscriptionManager?: Address | undefined;
+  /** DEPOSIT_FACTORY_ADDRESS_<id>: the DepositFactory for per-order deposit addresses; absent: deposit addresses are refused (409 deposits_unavailable). */
+  depositFactory?: Address | undefined;
   confirmations: number;
   /**
    * The indexer reads up to min(head − confirmations, the block this tag names): the chain's own finality
@@ -51,6 +53,14 @@ export type Config = {
   relayerPrivateKey: Hex | null;
   /** GASLESS_ENABLED: the deployment's switch for gasless payment. Default: on on the devnet, else on when a relayer key is set. */
   gaslessEnabled: boolean;
+  /** DEPOSIT_LATE_GRACE_SECONDS: for a session with late_payment accept, how long after expires_at its deposit address still pays (its on-chain deadline). */
+  depositLateGraceSeconds: number;
+  /** DEPOSIT_SWEEPS_PER_PLATFORM_PER_DAY: sweeps the relayer sends per platform per UTC day (chain clock); past it, funds wait for anyone's sweep. */
+  depositSweepsPerPlatformPerDay: number;
+  /** DEPOSIT_MIN_SWEEP_AMOUNT: the relayer never sweeps a deposit holding less (base units; dust returns wait for anyone's sweep). */
+  depositMinSweep: bigint;
+  /** DEPOSIT_WATCH_DAYS: the indexer watches a deposit address until this long after its deadline. */
+  depositWatchDays: number;
   /** GASLESS_DAILY_CAP: relays accepted per platform per UTC day (chain clock). */
   gaslessDailyCap: number;
   /** RELAYER_GAS_LIMIT: the most gas one relay may be signed with or simulated with (modules/relay, docs/gasless.md). */
@@ -159,6 +169,7 @@ function readChains(env: Env): Map<number, ChainConfig> {
       router: read(env, `ROUTER_ADDRESS_${chainId}`, address),
       usdc: read(env, `USDC_ADDRESS_${chainId}`, address),
       subscriptionManager: read(env, `SUBSCRIPTION_MANAGER_ADDRESS_${chainId}`, address.optional()),
+      depositFactory: read(env, `DEPOSIT_FACTORY_ADDRESS_${chainId}`, address.optional()),
       confirmations: read(env, `CONFIRMATIONS_${chainId}`, int(0, 1000).default(DEFAULT_CONFIRMATIONS[chainId])),
       finality: read(env, `FINALITY_${chainId}`, z.enum(FINALITY_TAGS, { error: 'must be latest, safe or finalized' }).default('safe')),
     });
@@ -209,6 +220,10 @@ export function loadConfig(env: Env = process.env, argv: string[] = process.argv
       ? devnet || (env.RELAYER_PRIVATE_KEY ?? '') !== ''
       : env.GASLESS_ENABLED === 'true',
     gaslessDailyCap: read(env, 'GASLESS_DAILY_CAP', int(0, 100_000_000).default(1000)),
+    depositLateGraceSeconds: read(env, 'DEPOSIT_LATE_GRACE_SECONDS', int(0, 7 * 86_400).default(3600)),
+    depositSweepsPerPlatformPerDay: read(env, 'DEPOSIT_SWEEPS_PER_PLATFORM_PER_DAY', int(0, 100_000_000).default(1000)),
+    depositMinSweep: read(env, 'DEPOSIT_MIN_SWEEP_AMOUNT', usdcAmount.default(100_000n)),
+    depositWatchDays: read(env, 'DEPOSIT_WATCH_DAYS', int(1, 3650).default(30)),
     relayerGasLimit: BigInt(read(env, 'RELAYER_GAS_LIMIT', int(100_000, 30_000_000).default(700_000))),
     x402SettleWaitMs: read(env, 'X402_SETTLE_WAIT_MS', int(1_000, 120_000).default(30_000)),
     // Devnet ETH is free and the bench relays hundreds at once (each reserves ~2e15 wei at anvil's 1 gwei).

@@ -38,7 +38,7 @@ async function main() {
     const { info, secrets } = devnet;
     devnetInfo = info;
     // anvil answers WebSocket on its HTTP port: the devnet's indexer follows new heads by subscription.
-    config.chains.set(info.chain_id, { chainId: info.chain_id, rpcUrl: info.rpc_url, wsUrl: info.rpc_url.replace(/^http/, 'ws'), router: info.router, usdc: info.usdc, subscriptionManager: info.subscription_manager, confirmations: 1, startBlock: BigInt(info.router_deploy_block) });
+    config.chains.set(info.chain_id, { chainId: info.chain_id, rpcUrl: info.rpc_url, wsUrl: info.rpc_url.replace(/^http/, 'ws'), router: info.router, usdc: info.usdc, subscriptionManager: info.subscription_manager, depositFactory: info.deposit_factory, confirmations: 1, startBlock: BigInt(info.router_deploy_block) });
     freshChain = devnet.deployed;
     config.signerPrivateKey ??= secrets.signerPrivateKey;
     config.operatorPrivateKey ??= secrets.operatorPrivateKey;

@@ -11,6 +11,7 @@ import { cacheFollowsOrders, createCheckoutService, sessionsFollowOrders } from 
 import { createInvitationsService } from './modules/invitations/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
 import { createOrdersService, createOrderTransitions } from './modules/orders/index.js';
+import { createDepositsService } from './modules/deposits/index.js';
 import { createIndexer, type ChainEventHandlers } from './modules/indexer/service.js';
 import { indexedUntil } from './modules/indexer/repo.js';
 import { createHealthService } from './modules/health/service.js';
@@ -100,6 +101,10 @@ export function createServices(deps: ServiceDeps) {
   operatorTxs.register('subscription_charge', subscriptions.outcomeHandlers.subscription_charge);
   operatorTxs.register('subscription_revoke', subscriptions.outcomeHandlers.subscription_revoke);
   orderTransitions.subscribe(subscriptionsFollowOrders(clock));
+  const deposits = createDepositsService({ db, config, chains, logger, clock, changing: publicSessions.changing });
+  // Deposit addresses: the relayer's sweeps go through the same outbox (purpose 'deposit_sweep').
+  operatorTxs.register('deposit_sweep', deposits.onSweepOutcome);
+  orderTransitions.subscribe(deposits.followOrders);
   const checkout = createCheckoutService({ db, config, chains, orders, gaslessOf: relay.gasless, cache: publicSessions });
   // x402 payments are relays (same budget, cap, bans and outbox); each follows its relay's outcome.
   const x402 = createX402({ db, config, chains, tokenDomains, wake: () => operatorTxs.poke('relayer'), logger, checkout, settleWaitMs: config.x402SettleWaitMs, pollMs: 200 });
@@ -134,7 +139,7 @@ export function createServices(deps: ServiceDeps) {
   // Built here, started by the workers: the indexer pokes it after a commit that wrote outbox rows.
   const deliverer = createWebhookDeliverer({ db, config, logger, secrets: webhookSecrets, metrics, clock },
     { disableAfterMs: config.webhookDisableAfterDays * 86_400_000, perEndpoint: config.webhookPerEndpoint });
-  const indexer = createIndexer({ db, config, chains, handlers: chainEvents, authorizedTransfers: x402.authorizedTransfers, afterCommit: () => deliverer.poke(), logger, metrics, clock });
+  const indexer = createIndexer({ db, config, chains, handlers: chainEvents, authorizedTransfers: x402.authorizedTransfers, deposits, afterCommit: () => deliverer.poke(), logger, metrics, clock });
   return {
     config,
     database,
@@ -172,6 +177,7 @@ export function createServices(deps: ServiceDeps) {
     authorizations,
     subscriptions,
     checkout,
+    deposits,
     publicSessions,
     refunds,
     settlements,

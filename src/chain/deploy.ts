@@ -1,10 +1,11 @@
 /**
- * Deploys the router and the SubscriptionManager (committed artifacts) and the devnet/test USDC (Circle's, circle-usdc.ts), waiting for receipts.
+ * Deploys the router, the SubscriptionManager and the DepositFactory (committed artifacts) and the devnet/test USDC (Circle's, circle-usdc.ts), waiting for receipts.
  * Transactions from one account may be sent back to back with explicit nonces so a
  * devnet with 1-second blocks is set up in a couple of blocks rather than one block per transaction.
  */
 import { getAddress, getContractAddress, type Address, type Hash, type Hex } from 'viem';
 import { paymentRouterAbi, paymentRouterBytecode } from './artifacts/PaymentRouter.js';
+import { depositFactoryAbi, depositFactoryBytecode } from './artifacts/DepositFactory.js';
 import { subscriptionManagerAbi, subscriptionManagerBytecode } from './artifacts/SubscriptionManager.js';
 import { awaitAll, sendCircleUsdcDeployment, sendCircleUsdcMints, type CircleRoles } from './circle-usdc.js';
 import type { ChainPublicClient, ChainWalletClient } from './clients.js';
@@ -57,6 +58,15 @@ export async function deploySubscriptionManager(p: DeployClients & { router: Add
   return contractAddressOf(p.publicClient, await sendSubscriptionManagerDeployment(p), 'SubscriptionManager', p.confirmations);
 }
 
+/** Sends the DepositFactory's deployment for `router` (its constructor only creates the forwarder implementation). */
+export function sendDepositFactoryDeployment(p: DeployClients & { router: Address; nonce?: number }): Promise<Hash> {
+  return p.walletClient.deployContract({ abi: depositFactoryAbi, bytecode: depositFactoryBytecode, args: [p.router], nonce: p.nonce });
+}
+
+export async function deployDepositFactory(p: DeployClients & { router: Address; nonce?: number; confirmations?: number }): Promise<Address> {
+  return contractAddressOf(p.publicClient, await sendDepositFactoryDeployment(p), 'DepositFactory', p.confirmations);
+}
+
 /** The router's owner (the wallet's account) registers `module` with setModule(module, true). Fixed gas, so it can be
  *  sent before the module's deployment is mined. */
 export function sendRegisterModule(p: DeployClients & { router: Address; module: Address; nonce?: number }): Promise<Hash> {
@@ -67,14 +77,14 @@ export function sendRegisterModule(p: DeployClients & { router: Address; module:
  * Devnet / test setup in a few blocks: Circle's USDC (circle-usdc.ts) and the router deployed back to back
  * (consecutive nonces, fixed gas), then `usdcEach` minted to every buyer by the wallet's account, which owns
  * the router and the token and is the token's master minter and minter; then the SubscriptionManager, which the
- * owner registers on the router with setModule. `roles`: the token's proxy admin,
+ * owner registers on the router with setModule, and the DepositFactory (deposit addresses). `roles`: the token's proxy admin,
  * pauser, blacklister and lost-and-found (the proxy admin must be another account).
  */
 export async function deployDevStack(
   p: DeployClients & {
     signer: Address; operator: Address; treasury: Address; buyers: readonly Address[]; usdcEach: bigint; reserveHoldSeconds?: bigint; roles: CircleRoles;
   },
-): Promise<{ usdc: Address; router: Address; subscriptionManager: Address }> {
+): Promise<{ usdc: Address; router: Address; subscriptionManager: Address; depositFactory: Address }> {
   const owner = p.walletClient.account.address;
   const nonce = await p.publicClient.getTransactionCount({ address: owner, blockTag: 'pending' });
   const sent = await sendCircleUsdcDeployment(p.walletClient, p.roles, nonce);
@@ -84,13 +94,16 @@ export async function deployDevStack(
   const subscriptionManager = getContractAddress({ from: owner, nonce: BigInt(routerNonce + 1) });
   const managerHash = await sendSubscriptionManagerDeployment({ ...p, router, nonce: routerNonce + 1 });
   const registered = await sendRegisterModule({ ...p, router, module: subscriptionManager, nonce: routerNonce + 2 });
+  const depositFactory = getContractAddress({ from: owner, nonce: BigInt(routerNonce + 3) });
+  const factoryHash = await sendDepositFactoryDeployment({ ...p, router, nonce: routerNonce + 3 });
   await awaitAll(p.publicClient, sent.hashes, 'USDC deployment');
   await awaitAll(p.publicClient, mints, 'USDC mint');
   if ((await contractAddressOf(p.publicClient, managerHash, 'SubscriptionManager')) !== subscriptionManager) {
     throw new Error('SubscriptionManager deployed at an unexpected address');
   }
   await awaitAll(p.publicClient, [registered], 'setModule(SubscriptionManager)');
-  return { usdc: sent.usdc, router, subscriptionManager };
+  if ((await contractAddressOf(p.publicClient, factoryHash, 'DepositFactory')) !== depositFactory) throw new Error('DepositFactory deployed at an unexpected address');
+  return { usdc: sent.usdc, router, subscriptionManager, depositFactory };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The zero-configuration devnet (DESIGN §2): anvil with chain id 84532 and 1-second blocks, Circle's USDC
- * (FiatTokenV2_2 behind FiatTokenProxy, circle-usdc.ts), the PaymentRouter and its SubscriptionManager module deployed, anvil's well-known dev accounts funded with test USDC, and service secrets
+ * (FiatTokenV2_2 behind FiatTokenProxy, circle-usdc.ts), the PaymentRouter, its SubscriptionManager module and the DepositFactory deployed, anvil's well-known dev accounts funded with test USDC, and service secrets
  * generated once. Everything lives in dataDir and is reused on the next start (same addresses).
  */
 import { randomBytes } from 'node:crypto';
@@ -11,6 +11,7 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem
 import { startAnvil, type AnvilHandle } from './anvil.js';
 import { paymentRouterAbi, paymentRouterBytecode } from './artifacts/PaymentRouter.js';
 import { subscriptionManagerBytecode } from './artifacts/SubscriptionManager.js';
+import { depositFactoryBytecode } from './artifacts/DepositFactory.js';
 import { DEVNET_CHAIN_ID, makeAnvilClient, makePublicClient, makeWalletClient, type ChainPublicClient } from './clients.js';
 import { isCircleUsdc } from './circle-usdc.js';
 import { deployDevStack, runsArtifact } from './deploy.js';
@@ -26,6 +27,8 @@ export type DevnetInfo = {
   router: Address;
   /** The router's registered SubscriptionManager module (spend permissions, recurring charges). */
   subscription_manager: Address;
+  /** The DepositFactory (per-order deposit addresses, docs/deposits.md). */
+  deposit_factory: Address;
   /** A block at or just before the router deployment: where an indexer with no cursor starts. */
   router_deploy_block: number;
   service_treasury: Address;
@@ -140,7 +143,15 @@ async function whyUnusable(client: ChainPublicClient, prev: DevnetInfo, signer: 
   if (!runsArtifact(codes.router!, paymentRouterBytecode)) return `the router at ${prev.router} runs other bytecode than src/chain/artifacts/PaymentRouter.ts (compiler metadata differs: deployed from older sources)`;
   const ok = await client.readContract({ address: prev.router, abi: paymentRouterAbi, functionName: 'isSigner', args: [signer] });
   if (!ok) return 'router does not know the devnet signer';
-  return whyManagerUnusable(client, prev);
+  return (await whyManagerUnusable(client, prev)) ?? (await whyFactoryUnusable(client, prev));
+}
+
+/** The DepositFactory must exist (a devnet made before deposit addresses has none) and run the artifact. */
+async function whyFactoryUnusable(client: ChainPublicClient, prev: DevnetInfo): Promise<string | null> {
+  if (!prev.deposit_factory) return 'no deposit factory (a devnet made before deposit addresses)';
+  const code = await client.getCode({ address: prev.deposit_factory });
+  if (!code || !runsArtifact(code, depositFactoryBytecode)) return `the deposit factory at ${prev.deposit_factory} runs other bytecode than src/chain/artifacts/DepositFactory.ts`;
+  return null;
 }
 
 /** The SubscriptionManager must exist (a devnet made before subscriptions has none), run the artifact and be registered. */
@@ -174,7 +185,7 @@ async function deployAll(
   const anvil = makeAnvilClient(rpcUrl);
   for (const address of [deployer.address, operator, ...usdcRoleHolders(s)]) await anvil.setBalance({ address, value: GAS_ETH });
   const startBlock = await client.getBlockNumber(); // at or before the deployment: safe for an indexer
-  const { usdc, router, subscriptionManager } = await deployDevStack({
+  const { usdc, router, subscriptionManager, depositFactory } = await deployDevStack({
     walletClient: makeWalletClient({ rpcUrl, chainId: DEVNET_CHAIN_ID, devnet: true, account: deployer }),
     publicClient: client,
     signer: privateKeyToAccount(s.signer_private_key).address,
@@ -190,7 +201,7 @@ async function deployAll(
       lostAndFound: treasury,
     },
   });
-  return { usdc, router, subscription_manager: subscriptionManager, router_deploy_block: Number(startBlock), service_treasury: treasury };
+  return { usdc, router, subscription_manager: subscriptionManager, deposit_factory: depositFactory, router_deploy_block: Number(startBlock), service_treasury: treasury };
 }
 
 /** `reserveHoldSeconds`: the router's per-order reserve hold (RESERVE_HOLD_DAYS); default 7 days. `apiUrl`: written as api_url. */
@@ -224,6 +235,7 @@ export async function startDevnet(opts: { dataDir: string; port: number; apiUrl?
       usdc: getAddress(deployed.usdc),
       router: getAddress(deployed.router),
       subscription_manager: getAddress(deployed.subscription_manager),
+      deposit_factory: getAddress(deployed.deposit_factory),
       router_deploy_block: deployed.router_deploy_block,
       service_treasury: getAddress(deployed.service_treasury),
       admin_token: secrets.admin_token,

@@ -157,6 +157,27 @@ export interface OrdersTable {
   // Subscriptions (migration 029): the subscription and period a charge order pays.
   subscription_id: Generated<string | null>;
   subscription_period: Generated<number | null>;
+  // Deposit addresses (migration 035).
+  deposit_address: Generated<string | null>;
+  refund_address: Generated<string | null>;
+  amount_received: ColumnType<bigint, bigint | undefined, bigint | string>;
+}
+
+export interface DepositsTable {
+  order_id: string;
+  platform_id: string;
+  chain_id: number;
+  address: string;
+  refund_to: string;
+  factory: string;
+  deadline: ColumnType<bigint, bigint, bigint>;
+  signature: string;
+  sweep_pending: Generated<boolean>;
+  sweeps_sent: Generated<number>;
+  sweep_refused: string | null;
+  amount_returned: ColumnType<bigint, bigint | undefined, bigint | string>;
+  watch_until: Timestamp;
+  created_at: Generated<Date>;
 }
 
 export type CaptureMethod = 'automatic' | 'manual';
@@ -232,6 +253,8 @@ export interface CheckoutSessionsTable {
   created_at: Generated<Date>;
   /** Migration 027. */
   fee_display: Generated<'itemized' | 'total_only'>;
+  /** Migration 035: what a late transfer to the order's deposit address gets. */
+  late_payment: Generated<'return' | 'accept'>;
 }
 
 export interface WebhookEndpointsTable {
@@ -448,6 +471,7 @@ export interface DB {
   merchants: MerchantsTable;
   invitations: InvitationsTable;
   orders: OrdersTable;
+  deposits: DepositsTable;
   checkout_sessions: CheckoutSessionsTable;
   subscriptions: SubscriptionsTable;
   webhook_endpoints: WebhookEndpointsTable;

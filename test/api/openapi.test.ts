@@ -112,7 +112,7 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes).toMatchObject({
       bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie' }, admin: { type: 'http', scheme: 'bearer' },
     });
-    const PUBLIC = ['GET /health', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /x402/{token}', 'GET /v1/subscriptions/authorize/{token}', 'POST /v1/subscriptions/authorize/{token}'];
+    const PUBLIC = ['GET /health', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'POST /v1/checkout/sessions/{token}/deposit_address', 'GET /x402/{token}', 'GET /v1/subscriptions/authorize/{token}', 'POST /v1/subscriptions/authorize/{token}'];
     // The x402 facilitator endpoints are for a platform's server (the SDK middleware): secret key only.
     const SECRET_ONLY = ['POST /v1/x402/requirements', 'POST /v1/x402/verify', 'POST /v1/x402/settle'];
     for (const { method, path, op } of operations()) {
@@ -322,6 +322,13 @@ describe('responses match the document', () => {
     await call('POST', '/v1/orders/ord_unknown/relay', { key, body: auth }, 404);
     await call('POST', `/v1/orders/${order.body.id}/relay`, { key, body: auth }, 503); // no relayer key in this harness
     await call('GET', `/v1/orders/${order.body.id}/relay`, { key }, 404);
+    // Deposit addresses: refusals (this harness's chain has no DepositFactory: 409 deposits_unavailable).
+    await call('POST', `/v1/orders/${order.body.id}/deposit_address`, { key, body: { refund_address: '0xabc' } }, 400);
+    await call('POST', '/v1/orders/ord_unknown/deposit_address', { key, body: { refund_address: WALLETS.merchant } }, 404);
+    await call('POST', `/v1/orders/${order.body.id}/deposit_address`, { key, body: { refund_address: WALLETS.merchant } }, 409);
+    await call('POST', `/v1/checkout/sessions/${session.body.session_token}/deposit_address`, { body: { refund_address: '0xabc' } }, 400);
+    await call('POST', '/v1/checkout/sessions/cs_live_unknown/deposit_address', { body: { refund_address: WALLETS.merchant } }, 404);
+    await call('POST', `/v1/checkout/sessions/${session.body.session_token}/deposit_address`, { body: { refund_address: WALLETS.merchant } }, 409);
     // x402: the pay URL (unknown token; a real one needs the chain, 503 here), the facilitator endpoints' refusals.
     await call('GET', '/x402/cs_live_unknown', {}, 404);
     await call('GET', `/x402/${session.body.session_token}`, {}, 503);

@@ -81,7 +81,8 @@ describe('emitEvent', () => {
 
   it('exports the event type list', () => {
     expect(EVENT_TYPES).toEqual([
-      'order.confirmed', 'order.failed', 'order.expired', 'order.authorized', 'order.voided', 'refund.completed', 'refund.failed',
+      'order.confirmed', 'order.failed', 'order.expired', 'order.authorized', 'order.voided', 'order.underpaid', 'order.overpaid', 'payment.returned',
+      'refund.completed', 'refund.failed',
       'checkout.session.completed', 'checkout.session.expired', 'subscription.created', 'subscription.activated', 'subscription.past_due',
       'subscription.canceled', 'merchant.created', 'settlement.completed',
       'webhook_endpoint.disabled',

@@ -25,6 +25,8 @@ export type TestChain = {
   router: Address;
   /** The router's registered SubscriptionManager module. */
   subscriptionManager: Address;
+  /** The DepositFactory (deposit addresses). */
+  depositFactory: Address;
   /** Service signer (authorised on the router). */
   signer: LocalAccount;
   operator: LocalAccount;
@@ -63,7 +65,7 @@ export async function startTestChain(opts: { buyers?: number; chainId?: number }
     for (const a of [owner, operator, roles.pauser, roles.blacklister, ...buyers]) await anvil.setBalance({ address: a.address, value: 10n ** 21n });
 
     const walletClientFor = (account: LocalAccount) => makeWalletClient({ rpcUrl, chainId, devnet: true, account });
-    const { usdc, router, subscriptionManager } = await deployDevStack({
+    const { usdc, router, subscriptionManager, depositFactory } = await deployDevStack({
       walletClient: walletClientFor(owner),
       publicClient,
       signer: signer.address,
@@ -86,6 +88,7 @@ export async function startTestChain(opts: { buyers?: number; chainId?: number }
       usdc,
       router,
       subscriptionManager,
+      depositFactory,
       signer,
       operator,
       owner,

@@ -11,7 +11,7 @@ export async function createFlow(opts: { confirmations?: number; config?: Partia
   const chain = await startTestChain({ buyers: opts.buyers ?? 3 });
   const { signerPrivateKey, operatorPrivateKey } = await authoriseServiceKeys(chain);
   const h = await createHarness({
-    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, router: chain.router, usdc: chain.usdc, subscriptionManager: chain.subscriptionManager, confirmations: opts.confirmations ?? 1 }],
+    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, router: chain.router, usdc: chain.usdc, subscriptionManager: chain.subscriptionManager, depositFactory: chain.depositFactory, confirmations: opts.confirmations ?? 1 }],
     config: {
       signerPrivateKey,
       operatorPrivateKey,

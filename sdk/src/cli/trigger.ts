@@ -99,6 +99,7 @@ export const TRIGGERS: Record<string, { what: string; run: (c: Ctx) => Promise<s
  */
 const SENT_TYPES: Record<WebhookEventType | 'test.ping', true> = {
   'test.ping': true, 'order.confirmed': true, 'order.failed': true, 'order.expired': true, 'order.authorized': true, 'order.voided': true,
+  'order.underpaid': true, 'order.overpaid': true, 'payment.returned': true,
   'refund.completed': true, 'refund.failed': true, 'checkout.session.completed': true, 'checkout.session.expired': true,
   'subscription.created': true, 'subscription.activated': true, 'subscription.past_due': true, 'subscription.canceled': true,
   'merchant.created': true, 'settlement.completed': true, 'webhook_endpoint.disabled': true,

@@ -4864,6 +4864,252 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders/{id}/deposit_address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the order a deposit address: a plain USDC transfer to it pays the order
+         * @description Idempotent for the same refund address (the same deposit address again); another refund address once one is set: 409 deposit_refund_address_mismatch. Only an open order before its deadline, paid automatically (not capture_method manual, not a subscription charge): else 409 order_not_payable. 409 deposits_unavailable when the chain has no DepositFactory configured. 400 invalid_refund_address for a malformed address, the zero address, the router, the deposit factory, the token or the deposit itself. docs/deposits.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Unique key (e.g. a UUID) making the request safe to retry for 24 hours. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DepositAddressRequest"];
+                };
+            };
+            responses: {
+                /** @description The order with deposit_address and refund_address set */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Order"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Credential not allowed here (forbidden, secret_key_required, session_required, gasless_disabled) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/checkout/sessions/{token}/deposit_address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the session's order a deposit address (public, for the hosted page)
+         * @description The hosted page posts the buyer's refund address; the answer is the public session read with order.deposit_address set. Idempotent for the same refund address (the same deposit address again); another refund address once one is set: 409 deposit_refund_address_mismatch. Only an open order before its deadline, paid automatically (not capture_method manual, not a subscription charge): else 409 order_not_payable. 409 deposits_unavailable when the chain has no DepositFactory configured. 400 invalid_refund_address for a malformed address, the zero address, the router, the deposit factory, the token or the deposit itself. docs/deposits.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DepositAddressRequest"];
+                };
+            };
+            responses: {
+                /** @description The session, its order with deposit_address set */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PublicCheckoutSession"];
+                    };
+                };
+                /** @description Malformed request (invalid_json) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials (unauthenticated) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource, or another platform's (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict (conflict, invalid_state, key_limit_reached, order_not_payable, relay_in_flight, duplicate_idempotency_key, idempotency_key_in_use, invitation_used) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body is not application/json (unsupported_media_type) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed (validation_failed, unsupported_chain, invalid_signature, invalid_authorization, payer_mismatch, simulation_failed, gasless_refused, gas_limit_exceeded, amount_exceeds_refundable) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error, masked (internal); safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/x402/{token}": {
         parameters: {
             query?: never;
@@ -7476,6 +7722,150 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.underpaid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.underpaid
+         * @description A transfer to the order's deposit address reached confirmation depth and amount_received is still below the amount (amount_due says what is missing). Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrderUnderpaidEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.overpaid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.overpaid
+         * @description The deposit address received more than the amount: the order was paid exactly and the excess went back to the refund address (a payment.returned follows with reason excess). Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrderOverpaidEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.returned
+         * @description A deposit address sent funds back to its refund address (late, already settled, excess, or another token). Verify the signature over the raw body before parsing it; deliveries are at least once (deduplicate on `id`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+                    "x-webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed */
+                    "x-webhook-timestamp": string;
+                    /** @description v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>" keyed with the endpoint secret>; during a secret roll two values: v1=<new>,v1=<old> */
+                    "x-webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentReturnedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within 15 s acknowledges the delivery; anything else (including 3xx) is retried. 410 disables the endpoint. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "refund.completed": {
         parameters: {
             query?: never;
@@ -8072,6 +8462,14 @@ export interface components {
              * @enum {string|null}
              */
             void_reason: "requested" | "authorization_expired" | "reclaimed_by_payer" | null;
+            /** @description The order's deposit address (docs/deposits.md): a plain USDC transfer to it pays the order. Null until a refund address is chosen (POST /v1/orders/{id}/deposit_address) */
+            deposit_address: string | null;
+            /** @description Where the deposit address returns funds: excess, late or short payments. Fixed once chosen */
+            refund_address: string | null;
+            /** @description Base units of USDC transferred to the deposit address, at confirmation depth ("0" by default) */
+            amount_received: string;
+            /** @description Base units still to send to the deposit address: amount − amount_received, at least "0" */
+            amount_due: string;
         };
         /** @description Base-unit integer strings (USDC has 6 decimals) */
         ComputedSplit: {
@@ -8153,6 +8551,68 @@ export interface components {
             created_at: string;
             data: {
                 object: components["schemas"]["Order"];
+            };
+        };
+        /** @description A transfer to the order's deposit address reached confirmation depth and amount_received is still below the amount (amount_due says what is missing). */
+        OrderUnderpaidEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.underpaid";
+            created_at: string;
+            data: {
+                object: components["schemas"]["Order"];
+            };
+        };
+        /** @description The deposit address received more than the amount: the order was paid exactly and the excess went back to the refund address (a payment.returned follows with reason excess). */
+        OrderOverpaidEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.overpaid";
+            created_at: string;
+            data: {
+                object: components["schemas"]["Order"];
+            };
+        };
+        /** @description A deposit address sent funds back to its refund address (late, already settled, excess, or another token). */
+        PaymentReturnedEvent: {
+            /** @description evt_…; the same for every attempt and every endpoint: deduplicate on it */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.returned";
+            created_at: string;
+            data: {
+                object: components["schemas"]["PaymentReturnObject"];
+            };
+        };
+        PaymentReturnObject: {
+            /** @enum {string} */
+            object: "payment_return";
+            order_id: string;
+            deposit_address: string;
+            /** @description Where the funds went (the deposit's refund address) */
+            refund_address: string;
+            token_address: string;
+            /** @description Base units returned */
+            amount: string;
+            /**
+             * @description late: past the deposit's deadline; settled: the order was already paid (by any method) or cancelled, or a refund passed on; excess: more than the amount arrived, the order was paid exactly; other_token: a token other than the order's
+             * @enum {string}
+             */
+            reason: "late" | "settled" | "excess" | "other_token";
+            tx_hash: string;
+            metadata: {
+                [key: string]: unknown;
             };
         };
         /** @description The refund was paid to the buyer on chain. */
@@ -8496,7 +8956,7 @@ export interface components {
             created_at: string;
         };
         /** @description Any webhook body; switch on `type` */
-        WebhookEvent: components["schemas"]["OrderConfirmedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["OrderAuthorizedEvent"] | components["schemas"]["OrderVoidedEvent"] | components["schemas"]["RefundCompletedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["SubscriptionCreatedEvent"] | components["schemas"]["SubscriptionActivatedEvent"] | components["schemas"]["SubscriptionPastDueEvent"] | components["schemas"]["SubscriptionCanceledEvent"] | components["schemas"]["MerchantCreatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
+        WebhookEvent: components["schemas"]["OrderConfirmedEvent"] | components["schemas"]["OrderFailedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["OrderAuthorizedEvent"] | components["schemas"]["OrderVoidedEvent"] | components["schemas"]["OrderUnderpaidEvent"] | components["schemas"]["OrderOverpaidEvent"] | components["schemas"]["PaymentReturnedEvent"] | components["schemas"]["RefundCompletedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["SubscriptionCreatedEvent"] | components["schemas"]["SubscriptionActivatedEvent"] | components["schemas"]["SubscriptionPastDueEvent"] | components["schemas"]["SubscriptionCanceledEvent"] | components["schemas"]["MerchantCreatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
         Health: {
             ok: boolean;
             env: string;
@@ -8525,7 +8985,7 @@ export interface components {
                  * @description Stable, machine-readable; branch on this, not on message
                  * @enum {string}
                  */
-                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "session_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "order_not_payable" | "relay_in_flight" | "gasless_disabled" | "key_limit_reached" | "invalid_state" | "invitation_expired" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "invalid_authorization" | "payer_mismatch" | "simulation_failed" | "gasless_refused" | "gas_limit_exceeded" | "amount_exceeds_refundable" | "rate_limited" | "gasless_cap_reached" | "service_unavailable" | "gasless_unavailable" | "internal";
+                code: "invalid_json" | "unauthenticated" | "forbidden" | "secret_key_required" | "session_required" | "not_found" | "conflict" | "duplicate_idempotency_key" | "idempotency_key_in_use" | "invitation_used" | "order_not_payable" | "deposits_unavailable" | "deposit_refund_address_mismatch" | "invalid_refund_address" | "relay_in_flight" | "gasless_disabled" | "key_limit_reached" | "invalid_state" | "invitation_expired" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "unsupported_chain" | "invalid_signature" | "invalid_authorization" | "payer_mismatch" | "simulation_failed" | "gasless_refused" | "gas_limit_exceeded" | "amount_exceeds_refundable" | "rate_limited" | "gasless_cap_reached" | "service_unavailable" | "gasless_unavailable" | "internal";
                 /** @description For people; may change */
                 message: string;
                 /** @description The offending field (validation_failed) */
@@ -8632,13 +9092,13 @@ export interface components {
              */
             url?: string;
             /**
-             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, order.authorized, order.voided, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, subscription.created, subscription.activated, subscription.past_due, subscription.canceled, merchant.created, settlement.completed, webhook_endpoint.disabled
+             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, order.authorized, order.voided, order.underpaid, order.overpaid, payment.returned, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, subscription.created, subscription.activated, subscription.past_due, subscription.canceled, merchant.created, settlement.completed, webhook_endpoint.disabled
              * @example [
              *       "order.confirmed",
              *       "refund.completed"
              *     ]
              */
-            subscribed_events?: ("order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "subscription.created" | "subscription.activated" | "subscription.past_due" | "subscription.canceled" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
+            subscribed_events?: ("order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "order.underpaid" | "order.overpaid" | "payment.returned" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "subscription.created" | "subscription.activated" | "subscription.past_due" | "subscription.canceled" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
             /** @description null clears it */
             description?: string | null;
         };
@@ -8709,13 +9169,13 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, order.authorized, order.voided, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, subscription.created, subscription.activated, subscription.past_due, subscription.canceled, merchant.created, settlement.completed, webhook_endpoint.disabled
+             * @description Event types, or ["*"] for every type (including types added later). Types: order.confirmed, order.failed, order.expired, order.authorized, order.voided, order.underpaid, order.overpaid, payment.returned, refund.completed, refund.failed, checkout.session.completed, checkout.session.expired, subscription.created, subscription.activated, subscription.past_due, subscription.canceled, merchant.created, settlement.completed, webhook_endpoint.disabled
              * @example [
              *       "order.confirmed",
              *       "refund.completed"
              *     ]
              */
-            subscribed_events: ("order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "subscription.created" | "subscription.activated" | "subscription.past_due" | "subscription.canceled" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
+            subscribed_events: ("order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "order.underpaid" | "order.overpaid" | "payment.returned" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "subscription.created" | "subscription.activated" | "subscription.past_due" | "subscription.canceled" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled" | "*")[];
             description?: string;
         };
         WebhookEndpointList: {
@@ -8771,7 +9231,7 @@ export interface components {
              * @example order.confirmed
              * @enum {string}
              */
-            type: "order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "subscription.created" | "subscription.activated" | "subscription.past_due" | "subscription.canceled" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
+            type: "order.confirmed" | "order.failed" | "order.expired" | "order.authorized" | "order.voided" | "order.underpaid" | "order.overpaid" | "payment.returned" | "refund.completed" | "refund.failed" | "checkout.session.completed" | "checkout.session.expired" | "subscription.created" | "subscription.activated" | "subscription.past_due" | "subscription.canceled" | "merchant.created" | "settlement.completed" | "webhook_endpoint.disabled";
             created_at: string;
             /** @description The resource the event is about, as the API returns it (orders carry their metadata, payer and tx hash); see the webhooks section for the shape per type */
             data: {
@@ -8978,10 +9438,10 @@ export interface components {
         };
         OrderDetail: components["schemas"]["Order"] & {
             /**
-             * @description How the payment entered the router (null before payment): approve + payOrder, permit, gasless (ERC-3009 relay), batched (a wallet's EIP-5792 batch), x402 (relayed or attributed after a front-run), authorization (capture_method manual), or subscription (a charge pulled by the SubscriptionManager)
+             * @description How the payment entered the router (null before payment): approve + payOrder, permit, gasless (ERC-3009 relay), batched (a wallet's EIP-5792 batch), x402 (relayed or attributed after a front-run), authorization (capture_method manual), or subscription (a charge pulled by the SubscriptionManager), or deposit (a transfer to the order's deposit address, swept into the router)
              * @enum {string|null}
              */
-            payment_method: "approve_and_pay" | "permit" | "gasless" | "batched" | "x402" | "authorization" | "subscription" | null;
+            payment_method: "approve_and_pay" | "permit" | "gasless" | "batched" | "x402" | "authorization" | "subscription" | "deposit" | null;
             /** @description The address that paid (paid_by) */
             payer: string | null;
         };
@@ -9012,6 +9472,11 @@ export interface components {
              * @enum {string}
              */
             fee_display: "itemized" | "total_only";
+            /**
+             * @description What a transfer to the order's deposit address after expires_at gets (docs/deposits.md): return (default) goes back to the refund address; accept still pays the order within the grace window DEPOSIT_LATE_GRACE_SECONDS after expires_at (the deposit's on-chain deadline is that much later), then returns
+             * @enum {string}
+             */
+            late_payment: "return" | "accept";
             created_at: string;
         };
         CreateCheckoutSessionRequest: {
@@ -9053,6 +9518,11 @@ export interface components {
              * @enum {string}
              */
             fee_display?: "itemized" | "total_only";
+            /**
+             * @description What a transfer to the order's deposit address after expires_at gets (docs/deposits.md): return (default) goes back to the refund address; accept still pays the order within the grace window DEPOSIT_LATE_GRACE_SECONDS after expires_at (the deposit's on-chain deadline is that much later), then returns
+             * @enum {string}
+             */
+            late_payment?: "return" | "accept";
             /**
              * @description automatic (default): the payment is captured when mined. manual: it is held by the router as an authorization until you capture it (POST /v1/orders/{id}/capture) or void it
              * @enum {string}
@@ -9103,6 +9573,13 @@ export interface components {
                 capture_method: "automatic" | "manual";
                 /** @description manual: the payment is held (authorized) and charged later, before this instant, or returned to the buyer */
                 capture_before: string | null;
+                /** @description The deposit address (null until a refund address is chosen: POST /v1/checkout/sessions/{token}/deposit_address) */
+                deposit_address: string | null;
+                refund_address: string | null;
+                /** @description Base units transferred to the deposit address, at confirmation depth */
+                amount_received: string;
+                /** @description Base units still due: amount − amount_received, at least "0" */
+                amount_due: string;
             };
             chain: {
                 chain_id: number;
@@ -9435,6 +9912,13 @@ export interface components {
                 /** @description What the relayer paid for this platform's relays, reverted ones included (wei) */
                 gas_cost_wei: string;
             }[];
+        };
+        DepositAddressRequest: {
+            /**
+             * @description Where the deposit address returns funds (excess, late or short payments): the buyer's own address, never an exchange's shared deposit address. A 0x address (EIP-55 checksummed or all lowercase). Not the zero address, the router, the deposit factory, the token or the deposit itself (400 invalid_refund_address)
+             * @example 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC
+             */
+            refund_address: string;
         };
         X402Receipt: {
             /** @enum {string} */

@@ -33,6 +33,23 @@ export const RefundEventObject = Refund.extend({
   }),
 }).openapi('RefundEventObject');
 
+/** What payment.returned carries: one DepositReturned of a deposit address (docs/deposits.md). */
+export const PaymentReturnObject = z
+  .object({
+    object: z.literal('payment_return'),
+    order_id: z.string(),
+    deposit_address: z.string(),
+    refund_address: z.string().openapi({ description: 'Where the funds went (the deposit\'s refund address)' }),
+    token_address: z.string(),
+    amount: z.string().openapi({ description: 'Base units returned' }),
+    reason: z.enum(['late', 'settled', 'excess', 'other_token']).openapi({
+      description: 'late: past the deposit\'s deadline; settled: the order was already paid (by any method) or cancelled, or a refund passed on; excess: more than the amount arrived, the order was paid exactly; other_token: a token other than the order\'s',
+    }),
+    tx_hash: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .openapi('PaymentReturnObject');
+
 /** What checkout.session.* events carry (not the full CheckoutSession: the token and URL are never sent again). */
 export const CheckoutSessionEventObject = z
   .object({
@@ -52,6 +69,9 @@ const OBJECT_OF = {
   'order.expired': [Order, 'OrderExpiredEvent', 'The order passed deadline_at unpaid.'],
   'order.authorized': [Order, 'OrderAuthorizedEvent', 'capture_method manual: the payment reached its confirmation depth and the router holds it (amount_authorized) until you capture or void it, or capture_before passes.'],
   'order.voided': [Order, 'OrderVoidedEvent', 'capture_method manual: the authorization went back to the payer uncaptured (void_reason: requested, authorization_expired or reclaimed_by_payer).'],
+  'order.underpaid': [Order, 'OrderUnderpaidEvent', 'A transfer to the order\'s deposit address reached confirmation depth and amount_received is still below the amount (amount_due says what is missing).'],
+  'order.overpaid': [Order, 'OrderOverpaidEvent', 'The deposit address received more than the amount: the order was paid exactly and the excess went back to the refund address (a payment.returned follows with reason excess).'],
+  'payment.returned': [PaymentReturnObject, 'PaymentReturnedEvent', 'A deposit address sent funds back to its refund address (late, already settled, excess, or another token).'],
   'refund.completed': [RefundEventObject, 'RefundCompletedEvent', 'The refund was paid to the buyer on chain.'],
   'refund.failed': [RefundEventObject, 'RefundFailedEvent', 'The refund can no longer be executed (its signature expired).'],
   'checkout.session.completed': [CheckoutSessionEventObject, 'CheckoutSessionCompletedEvent', 'The session\'s order was confirmed (or, for capture_method manual, authorized).'],

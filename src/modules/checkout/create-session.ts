@@ -23,6 +23,7 @@ export type CreateSessionInput = {
   expires_in_seconds?: number | undefined;
   metadata?: Record<string, unknown> | undefined;
   fee_display?: 'itemized' | 'total_only' | undefined;
+  late_payment?: 'return' | 'accept' | undefined;
 } & CaptureRequest;
 
 export type SessionBody = ReturnType<typeof serializeSession>;
@@ -56,6 +57,7 @@ export async function createSession<T = SessionBody>(
       id, platform_id: caller.platformId, order_id: order.id, token_hash: sha256Hex(token), state: 'open',
       success_url: input.success_url ?? null, cancel_url: input.cancel_url ?? null,
       payer_address: input.payer_address ?? null, expires_at: expiresAt, fee_display: input.fee_display ?? 'itemized',
+      late_payment: input.late_payment ?? 'return',
     });
     const session = serializeSession(row, token, url, x402Url(deps.config.publicBaseUrl, token));
     const body = respond ? respond(session, order) : (session as T);

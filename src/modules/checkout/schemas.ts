@@ -16,6 +16,10 @@ export const FeeDisplay = z.enum(['itemized', 'total_only']).openapi({
   description: 'What the hosted page shows the buyer: itemized (default) the price and the fee breakdown; total_only the price only',
 });
 
+export const LatePayment = z.enum(['return', 'accept']).openapi({
+  description: 'What a transfer to the order\'s deposit address after expires_at gets (docs/deposits.md): return (default) goes back to the refund address; accept still pays the order within the grace window DEPOSIT_LATE_GRACE_SECONDS after expires_at (the deposit\'s on-chain deadline is that much later), then returns',
+});
+
 export const CreateSessionRequest = z
   .object({
     merchant_id: ExternalIdSchema.openapi({ description: 'The external_id assigned at onboarding' }),
@@ -29,6 +33,7 @@ export const CreateSessionRequest = z
     expires_in_seconds: z.number().int().min(60).max(SESSION_MAX_SECONDS).optional().openapi({ description: 'Default 1800 (30 min), max 86400 (24 h)' }),
     metadata: MetadataSchema.optional(),
     fee_display: FeeDisplay.optional(),
+    late_payment: LatePayment.optional(),
     ...CaptureFields,
   })
   .strict()
@@ -49,6 +54,7 @@ export const CheckoutSession = z
     cancel_url: z.string().nullable(),
     payer_address: z.string().nullable(),
     fee_display: FeeDisplay,
+    late_payment: LatePayment,
     created_at: z.string(),
   })
   .openapi('CheckoutSession');
@@ -82,6 +88,10 @@ export const PublicCheckoutSession = z
       tx_hash: z.string().nullable(),
       capture_method: z.enum(['automatic', 'manual']),
       capture_before: z.string().nullable().openapi({ description: 'manual: the payment is held (authorized) and charged later, before this instant, or returned to the buyer' }),
+      deposit_address: z.string().nullable().openapi({ description: 'The deposit address (null until a refund address is chosen: POST /v1/checkout/sessions/{token}/deposit_address)' }),
+      refund_address: z.string().nullable(),
+      amount_received: z.string().openapi({ description: 'Base units transferred to the deposit address, at confirmation depth' }),
+      amount_due: z.string().openapi({ description: 'Base units still due: amount − amount_received, at least "0"' }),
     }),
     chain: z.object({
       chain_id: z.number().int(),

@@ -24,6 +24,7 @@ export const serializeSession = (s: SessionRow, token: string, url: string, x402
   cancel_url: s.cancel_url,
   payer_address: s.payer_address,
   fee_display: s.fee_display,
+  late_payment: s.late_payment,
   created_at: s.created_at.toISOString(),
 });
 
@@ -52,6 +53,7 @@ export function serializePublicSession({ session: s, order: row }: PublicRead, c
       token_address: order.token_address, amount: order.amount, computed_split: order.computed_split, pay_to: order.pay_to,
       eip712: order.eip712, signature: order.signature, deadline_at: order.deadline_at, tx_hash: order.tx_hash,
       capture_method: order.capture_method, capture_before: order.capture_before,
+      deposit_address: order.deposit_address, refund_address: order.refund_address, amount_received: order.amount_received, amount_due: order.amount_due,
     },
     chain: {
       chain_id: chain.chainId,

@@ -18,7 +18,7 @@ export const exportsRepo = {
     select id, merchant_external_id, order_no, chain_id, token, token_address, amount, metadata, state, pay_to, service_fee, platform_fee,
       merchant_gross, reserve_hold, merchant_available, deadline_at, payer_address, paid_by, tx_hash, refunded_amount, reserve_remaining, checkout_session_id,
       failure_reason, created_at, confirmed_at, capture_method, capture_before, amount_authorized, amount_captured, capture_requested_at,
-      void_requested_at, void_reason, subscription_id, subscription_period, null as eip712, '' as signature
+      void_requested_at, void_reason, subscription_id, subscription_period, deposit_address, refund_address, amount_received, null as eip712, '' as signature
     from orders where platform_id = ${platformId} ${window('created_at', r, after)}
     order by created_at desc, id desc limit ${limit}`.execute(db)).rows,
 

@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import type { Tx } from '../../db/client.js';
-import { ordinals, routerEventKey, transferEventKey, type OrderPaidEvent, type RouterLog, type TransferLog } from './events.js';
+import { depositEventKey, ordinals, routerEventKey, transferEventKey, type DepositLog, type OrderPaidEvent, type RouterLog, type TransferLog } from './events.js';
 import type { RangeRead } from './fetch-range.js';
 import { matchTransfers } from './match-transfers.js';
 import { dispatch, paidEventOf } from './dispatch.js';
@@ -12,7 +12,7 @@ export type { ApplyDeps } from './apply-deps.js';
 /** A run of consecutive OrderPaid logs is applied this many at a time, each batch a handful of statements. */
 export const PAID_BATCH = 2_000;
 
-type Item = { kind: 'router'; log: RouterLog; key: string; funder?: Address } | { kind: 'transfer'; log: TransferLog; key: string };
+type Item = { kind: 'router'; log: RouterLog; key: string; funder?: Address } | { kind: 'transfer'; log: TransferLog; key: string } | { kind: 'deposit'; log: DepositLog; key: string };
 
 const onchainIdOf = (log: RouterLog): string | null => {
   const a = log.args as Record<string, unknown>;
@@ -27,6 +27,8 @@ export function itemsOf(read: RangeRead, usdc: Address): Item[] {
   const n = ordinals(read.transfers, (t) => `${t.args.from}|${t.args.to}|${t.args.value}`);
   const keys = new Map(read.transfers.map((t, i) => [t, transferEventKey(t, n[i]!)]));
   for (const t of unmatched) items.push({ kind: 'transfer', log: t, key: keys.get(t)! });
+  const d = ordinals(read.deposits, (l) => `${l.eventName}|${l.address}|${Object.values(l.args).join('|')}`);
+  read.deposits.forEach((log, i) => items.push({ kind: 'deposit', log, key: depositEventKey(log, d[i]!) }));
   return items.sort((a, b) => (a.log.blockNumber === b.log.blockNumber ? a.log.logIndex - b.log.logIndex : a.log.blockNumber < b.log.blockNumber ? -1 : 1));
 }
 
@@ -55,9 +57,10 @@ export async function applyItems(tx: Tx, deps: ApplyDeps, chainId: number, read:
     const blockTime = read.headers.get(item.log.blockNumber)!.time;
     const fresh = item.kind === 'router'
       ? await applyRouterLog(tx, deps, chainId, item.log, item.key, blockTime, item.funder ?? null)
+      : item.kind === 'deposit' ? await applyDepositLog(tx, deps, chainId, item.log, item.key, blockTime)
       : await applyTransfer(tx, deps, chainId, item.log, item.key, blockTime);
     if (!fresh) continue;
-    deps.metrics.indexedLogs.inc({ chain_id: String(chainId), event: item.kind === 'router' ? item.log.eventName : 'UnmatchedTransfer' });
+    deps.metrics.indexedLogs.inc({ chain_id: String(chainId), event: item.kind === 'router' ? item.log.eventName : item.kind === 'deposit' ? `Deposit${item.log.eventName}` : 'UnmatchedTransfer' });
     n++;
   }
   return n;
@@ -85,6 +88,16 @@ async function applyRouterLog(tx: Tx, deps: ApplyDeps, chainId: number, log: Rou
     block_hash: log.blockHash, event_name: log.eventName, onchain_id: onchainIdOf(log), event_key: key,
   });
   if (fresh) await dispatch(tx, deps, chainId, log, blockTime, funder);
+  return fresh;
+}
+
+/** A deposit log is recorded once (chain_logs, by meaning), then applied by the deposits module. */
+async function applyDepositLog(tx: Tx, deps: ApplyDeps, chainId: number, log: DepositLog, key: string, blockTime: Date) {
+  const fresh = await indexerRepo.recordLog(tx, {
+    chain_id: chainId, tx_hash: log.transactionHash, log_index: log.logIndex, block_number: log.blockNumber,
+    block_hash: log.blockHash, event_name: `Deposit${log.eventName}`, onchain_id: null, event_key: key,
+  });
+  if (fresh && deps.deposits) await deps.deposits.apply(tx, chainId, log, blockTime);
   return fresh;
 }
 

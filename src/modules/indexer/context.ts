@@ -5,7 +5,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { ChainRuntime, ChainsService } from '../chains/service.js';
 import { INITIAL_RANGE, type RangeState } from './fetch-range.js';
-import type { AuthorizedTransfers, ChainEventHandlers } from './handlers.js';
+import type { AuthorizedTransfers, ChainEventHandlers, DepositHandlers } from './handlers.js';
 import { createPrefetcher } from './prefetch.js';
 
 export type IndexerDeps = {
@@ -16,6 +16,8 @@ export type IndexerDeps = {
   handlers: ChainEventHandlers;
   /** The x402 module's front-running path (indexer/handlers.ts AuthorizedTransfers). */
   authorizedTransfers?: AuthorizedTransfers;
+  /** The deposits module: the addresses to watch and how to apply their logs (indexer/handlers.ts DepositHandlers). */
+  deposits?: DepositHandlers;
   /** After a commit that applied logs (and so wrote outbox rows): the webhook deliverer's poke. */
   afterCommit?: () => void;
   logger: Logger;
@@ -47,7 +49,7 @@ export function indexerContext(deps: IndexerDeps): IndexerCtx {
     clock: deps.clock ?? systemClock,
     devnet: deps.config.env === 'devnet',
     rangeOf: (chainId) => ranges.get(chainId) ?? ranges.set(chainId, { range: INITIAL_RANGE }).get(chainId)!,
-    prefetch: createPrefetcher(),
+    prefetch: createPrefetcher(undefined, deps.deposits?.watched),
     floorOf: (rt) => (rt.startBlock !== undefined ? rt.startBlock - 1n : -1n),
   };
 }

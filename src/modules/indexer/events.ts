@@ -1,4 +1,5 @@
 import { getAbiItem, parseAbiItem, type Hex, type Log } from 'viem';
+import { depositForwarderAbi } from '../../chain/artifacts/DepositForwarder.js';
 import { paymentRouterAbi } from '../../chain/artifacts/PaymentRouter.js';
 import { subscriptionManagerAbi } from '../../chain/subscription-manager-abi.js';
 
@@ -29,6 +30,15 @@ export const MANAGER_EVENTS = [
 
 /** The USDC token's Transfer, read with `to = router` (money sent to the router, by the router's pull or not). */
 export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+/** A deposit address's own events (read at the watched deposit addresses only: anyone can emit look-alikes elsewhere). */
+export const DEPOSIT_EVENTS = [
+  getAbiItem({ abi: depositForwarderAbi, name: 'DepositReturned' }),
+  getAbiItem({ abi: depositForwarderAbi, name: 'DepositSwept' }),
+] as const;
+export type ForwarderLog = Log<bigint, number, false, (typeof DEPOSIT_EVENTS)[number], true>;
+/** A USDC transfer into a watched deposit address, or a deposit's own event. */
+export type DepositLog = TransferLog | ForwarderLog;
 
 export type RouterLog = Log<bigint, number, false, (typeof INDEXED_EVENTS)[number] | (typeof MANAGER_EVENTS)[number], true>;
 export type TransferLog = Log<bigint, number, false, typeof TRANSFER_EVENT, true>;
@@ -71,6 +81,14 @@ export function routerEventKey(log: RouterLog, ordinal: number): string {
 }
 
 export const transferEventKey = (t: TransferLog, ordinal: number) => `Transfer:${t.transactionHash.toLowerCase()}:${ordinal}`;
+
+/** Deposit logs by meaning, as routerEventKey: a swept order once; transfers and returns by transaction and ordinal. */
+export function depositEventKey(log: DepositLog, ordinal: number): string {
+  const tx = log.transactionHash.toLowerCase();
+  if (log.eventName === 'DepositSwept') return `DepositSwept:${String(log.args.orderId).toLowerCase()}`;
+  if (log.eventName === 'DepositReturned') return `DepositReturned:${tx}:${ordinal}`;
+  return `DepositIn:${tx}:${ordinal}`;
+}
 
 /** For each item, how many identical items (same transaction, same tuple) came before it. */
 export function ordinals<T extends { transactionHash: Hex }>(items: T[], tuple: (t: T) => string): number[] {

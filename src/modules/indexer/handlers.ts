@@ -3,7 +3,7 @@ import type { ArrivalProof } from '../../chain/arrival-proof.js';
 import type { ChainRuntime } from '../chains/service.js';
 import type { Tx } from '../../db/client.js';
 import type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent } from '../orders/authorization-events.js';
-import type { OrderPaidEvent } from './events.js';
+import type { DepositLog, OrderPaidEvent } from './events.js';
 import type { ChargedEvent, PermissionRevokedEvent } from '../subscriptions/apply-manager-events.js';
 
 export type { AuthorizationEndedEvent, OrderAuthorizedEvent, OrderCapturedEvent };
@@ -71,3 +71,12 @@ export type AuthorizedTransfers = {
 };
 
 export type ChainEventName = keyof ChainEventHandlers;
+
+/**
+ * The deposits module's part (docs/deposits.md): which addresses to watch on a chain (read with each range), and the
+ * handler of each new deposit log (a transfer in, DepositReturned, DepositSwept), run once per log in the range's transaction.
+ */
+export type DepositHandlers = {
+  watched: (chainId: number) => Promise<string[]>;
+  apply: (tx: Tx, chainId: number, log: DepositLog, blockTime: Date) => Promise<void>;
+};

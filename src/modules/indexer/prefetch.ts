@@ -23,8 +23,11 @@ type Ahead = { from: bigint; to: bigint; read: Promise<RangeRead | null> };
  * dropped and read again). A failed read ahead is dropped and the step reads again itself (and reports that
  * error, if it recurs).
  */
-export function createPrefetcher(depth = READ_AHEAD) {
+export function createPrefetcher(depth = READ_AHEAD, watched?: (chainId: number) => Promise<string[]>) {
   const queues = new Map<number, Ahead[]>();
+  // The deposit addresses are read when the range is: an address handed out later cannot have been paid in blocks
+  // already at confirmation depth before it existed (docs/deposits.md).
+  const read = async (rt: ChainRuntime, s: RangeState, from: bigint, to: bigint) => readRange(rt, s, from, to, watched ? await watched(rt.chainId) : []);
   return {
     /** The read of [from, ≤ wanted]: the one read ahead when it matches, else a fresh one (and the queue is dropped). */
     async take(rt: ChainRuntime, s: RangeState, from: bigint, target: bigint): Promise<RangeRead> {
@@ -38,7 +41,7 @@ export function createPrefetcher(depth = READ_AHEAD) {
         }
       }
       q.length = 0;
-      return readRange(rt, s, from, upTo(from, s.range, target));
+      return read(rt, s, from, upTo(from, s.range, target));
     },
     /** Keeps `depth` ranges after block `after` being read, up to `target`, unless caught up. */
     ahead(rt: ChainRuntime, s: RangeState, after: bigint, target: bigint) {
@@ -49,7 +52,7 @@ export function createPrefetcher(depth = READ_AHEAD) {
       while (q.length < depth && last < target) {
         const from = last + 1n;
         const to = upTo(from, s.range, target);
-        q.push({ from, to, read: readRange(rt, s, from, to).catch(() => null) });
+        q.push({ from, to, read: read(rt, s, from, to).catch(() => null) });
         last = to;
       }
     },

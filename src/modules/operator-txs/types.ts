@@ -2,7 +2,7 @@ import type { Hex } from 'viem';
 import type { Tx } from '../../db/client.js';
 
 /** What an operator transaction is for; each purpose has one owner module and one outcome handler. */
-export type OperatorTxPurpose = 'refund' | 'refund_cancel' | 'settlement' | 'order_cancel' | 'relay' | 'capture' | 'authorization_void' | 'subscription_charge' | 'subscription_revoke' | 'x402_attribute' | 'x402_return';
+export type OperatorTxPurpose = 'refund' | 'refund_cancel' | 'settlement' | 'order_cancel' | 'relay' | 'capture' | 'authorization_void' | 'subscription_charge' | 'subscription_revoke' | 'x402_attribute' | 'x402_return' | 'deposit_sweep';
 
 /** Which key sends an intent: the operator's, or the relayer's (gasless payments, modules/relay). One sender each. */
 export type KeyRole = 'operator' | 'relayer';

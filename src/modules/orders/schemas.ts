@@ -100,13 +100,17 @@ export const Order = z
     capture_requested_at: z.string().nullable().openapi({ description: 'manual: a capture was requested and is on its way to the chain (null again if it failed)' }),
     void_requested_at: z.string().nullable().openapi({ description: 'manual: a void was requested (by you, or by the service when capture_before passed)' }),
     void_reason: z.enum(['requested', 'authorization_expired', 'reclaimed_by_payer']).nullable().openapi({ description: 'Why a voided authorization went back to the payer; null unless voided' }),
+    deposit_address: z.string().nullable().openapi({ description: 'The order\'s deposit address (docs/deposits.md): a plain USDC transfer to it pays the order. Null until a refund address is chosen (POST /v1/orders/{id}/deposit_address)' }),
+    refund_address: z.string().nullable().openapi({ description: 'Where the deposit address returns funds: excess, late or short payments. Fixed once chosen' }),
+    amount_received: z.string().openapi({ description: 'Base units of USDC transferred to the deposit address, at confirmation depth ("0" by default)' }),
+    amount_due: z.string().openapi({ description: 'Base units still to send to the deposit address: amount − amount_received, at least "0"' }),
   })
   .openapi('Order');
 
 /** GET /v1/orders/:id: the order, with how it was paid and by whom (modules/timelines/payment-method.ts). */
 export const OrderDetail = Order.extend({
   payment_method: z.enum(PAYMENT_METHODS).nullable().openapi({
-    description: 'How the payment entered the router (null before payment): approve + payOrder, permit, gasless (ERC-3009 relay), batched (a wallet\'s EIP-5792 batch), x402 (relayed or attributed after a front-run), authorization (capture_method manual), or subscription (a charge pulled by the SubscriptionManager)',
+    description: 'How the payment entered the router (null before payment): approve + payOrder, permit, gasless (ERC-3009 relay), batched (a wallet\'s EIP-5792 batch), x402 (relayed or attributed after a front-run), authorization (capture_method manual), or subscription (a charge pulled by the SubscriptionManager), or deposit (a transfer to the order\'s deposit address, swept into the router)',
   }),
   payer: z.string().nullable().openapi({ description: 'The address that paid (paid_by)' }),
 }).openapi('OrderDetail');

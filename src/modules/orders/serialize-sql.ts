@@ -37,5 +37,6 @@ export function orderJsonSql(alias: string): RawBuilder<unknown> {
     'capture_method', ${c('capture_method')}, 'capture_before', ${iso(c('capture_before'))},
     'amount_authorized', ${units(c('amount_authorized'))}, 'amount_captured', ${units(c('amount_captured'))},
     'capture_requested_at', ${iso(c('capture_requested_at'))}, 'void_requested_at', ${iso(c('void_requested_at'))},
-    'void_reason', ${c('void_reason')})`;
+    'void_reason', ${c('void_reason')}, 'deposit_address', ${c('deposit_address')}, 'refund_address', ${c('refund_address')},
+    'amount_received', ${c('amount_received')}::text, 'amount_due', greatest(${c('amount')} - ${c('amount_received')}, 0)::text)`;
 }

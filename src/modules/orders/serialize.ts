@@ -42,6 +42,10 @@ export function serializeOrder(o: OrderRow) {
     capture_requested_at: o.capture_requested_at?.toISOString() ?? null,
     void_requested_at: o.void_requested_at?.toISOString() ?? null,
     void_reason: o.void_reason,
+    deposit_address: o.deposit_address,
+    refund_address: o.refund_address,
+    amount_received: o.amount_received.toString(),
+    amount_due: (o.amount > o.amount_received ? o.amount - o.amount_received : 0n).toString(),
   };
 }
 export type SerializedOrder = ReturnType<typeof serializeOrder>;

@@ -18,7 +18,8 @@ const BY_ENTRY: Record<string, PaymentMethod> = {
 const MAX_CACHED = 10_000;
 
 /**
- * How an order's payment entered the router, from what is recorded (capture_method manual: an authorization; a
+ * How an order's payment entered the router, from what is recorded (capture_method manual: an authorization; paid by
+ * its deposit address: deposit; a
  * subscription's charge: subscription; a succeeded relay: x402 when x402 sent it, else gasless) or else from the paying transaction itself: sent to the router, its function
  * selector names the entry point; sent to another contract (a wallet executing an EIP-5792 batch of approve +
  * payOrder), it was batched. Null before payment, or when the node no longer has the transaction. A paid
@@ -46,6 +47,7 @@ export function createPaymentMethods(opts: { clientOf(chainId: number): PublicCl
     if (cache.has(order.id)) return cache.get(order.id)!;
     let method: PaymentMethod | null;
     if (order.capture_method === 'manual') method = 'authorization';
+    else if (order.deposit_address && order.paid_by.toLowerCase() === order.deposit_address.toLowerCase()) method = 'deposit';
     else if (order.subscription_id) method = 'subscription';
     else {
       const relay = await sql<{ via: string }>`select via from relays where order_id = ${order.id} and state = 'succeeded' limit 1`.execute(db);

@@ -8,6 +8,7 @@ export const TEST_EVENT_TYPES: readonly string[] = [TEST_EVENT_TYPE, ...EVENT_TY
 const testId = (prefix: string) => `${prefix}_test_${randomBytes(8).toString('hex')}`;
 const STATES: Record<string, string> = {
   'order.confirmed': 'confirmed', 'order.failed': 'failed', 'order.expired': 'expired', 'order.authorized': 'authorized', 'order.voided': 'voided',
+  'order.underpaid': 'pending_payment', 'order.overpaid': 'confirmed',
   'refund.completed': 'completed', 'refund.failed': 'failed', 'checkout.session.completed': 'completed', 'checkout.session.expired': 'expired',
   'subscription.created': 'pending', 'subscription.activated': 'active', 'subscription.past_due': 'past_due', 'subscription.canceled': 'canceled',
 };
@@ -22,6 +23,7 @@ export function testEventObject(type: string, endpointId: string): Record<string
   const base = { test: true, ...(state ? { state } : {}) };
   switch (family) {
     case 'order': return { id: testId('ord'), object: 'order', order_no: 'test-order', amount: '10.00', token: 'USDC', chain_id: 84532, metadata: {}, ...base };
+    case 'payment': return { object: 'payment_return', order_id: testId('ord'), deposit_address: '0x0000000000000000000000000000000000000001', refund_address: '0x0000000000000000000000000000000000000002', token_address: '0x0000000000000000000000000000000000000003', amount: '1000000', reason: 'late', tx_hash: `0x${'0'.repeat(64)}`, metadata: {}, test: true };
     case 'refund': return { id: testId('re'), object: 'refund', order_id: testId('ord'), amount: '1.00', ...base };
     case 'checkout.session': return { id: testId('cs'), object: 'checkout_session', order_id: testId('ord'), ...base };
     case 'subscription': return { id: testId('sub'), object: 'subscription', amount: '10.00', interval: 'month', ...base };

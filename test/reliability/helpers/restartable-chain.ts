@@ -27,7 +27,7 @@ export async function startRestartableChain(opts: { buyers?: number } = {}) {
   const anvil = makeAnvilClient(rpcUrl, DEVNET_CHAIN_ID);
   for (const a of [owner, operator, roles.pauser, roles.blacklister, ...buyers]) await anvil.setBalance({ address: a.address, value: 10n ** 21n });
   const walletClientFor = (account: LocalAccount) => makeWalletClient({ rpcUrl, chainId: DEVNET_CHAIN_ID, devnet: true, account });
-  const { usdc, router, subscriptionManager } = await deployDevStack({
+  const { usdc, router, subscriptionManager, depositFactory } = await deployDevStack({
     walletClient: walletClientFor(owner), publicClient, signer: signer.address, operator: operator.address, treasury: treasury.address,
     buyers: buyers.map((b) => b.address), usdcEach: TEST_BUYER_USDC, roles: roles.addresses,
   });
@@ -40,7 +40,7 @@ export async function startRestartableChain(opts: { buyers?: number } = {}) {
   const { signerPrivateKey: serviceSigner, operatorPrivateKey: serviceOperator } = await authoriseServiceKeys({ router, owner, walletClientFor, confirm, anvil });
 
   const chain: TestChain = {
-    rpcUrl, chainId: DEVNET_CHAIN_ID, usdc, router, subscriptionManager, signer, operator, owner, usdcPauser: roles.pauser, usdcBlacklister: roles.blacklister,
+    rpcUrl, chainId: DEVNET_CHAIN_ID, usdc, router, subscriptionManager, depositFactory, signer, operator, owner, usdcPauser: roles.pauser, usdcBlacklister: roles.blacklister,
     fundUsdc: fundUsdcWith(walletClientFor(owner), usdc, confirm), treasury: treasury.address, buyers, publicClient, anvil, walletClientFor,
     mine: (blocks = 1) => anvil.mine({ blocks }),
     confirm,

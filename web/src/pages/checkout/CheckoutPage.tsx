@@ -11,6 +11,8 @@ import { DonePanel } from './DonePanel';
 import { chainFromSession, makeWagmiConfig } from '../../wallet/config';
 import { PaymentPanel } from './PaymentPanel';
 import { OrderSummary, type PaidWith } from './Summary';
+import { depositOf } from './deposit/deposit';
+import { formatBase } from '../../lib/money';
 
 /** Only http(s) destinations: a session URL must never become a javascript: navigation. */
 export function safeUrl(url: string | null | undefined): string | null {
@@ -72,12 +74,18 @@ export function CheckoutPage({ token }: { token: string }) {
   const context = <>Paying <strong>{s.merchant.name}</strong> via {s.platform.name}</>;
   const done = s.state === 'completed' || PAID_STATES.includes(s.order.state);
   const promise = isManual(s.order) ? 'authorize' : 'pay';
+  // Paid in part by plain transfers (issue 38): an expired order returns what arrived.
+  const received = depositOf(s)?.received ?? 0n;
 
   if (s.state === 'expired' && !started) {
     return (
       <PublicShell context={context} promise={promise}>
         <StatePanel icon="clock" title="This checkout has expired" actions={cancel && <a className="btn btn-secondary btn-md" href={cancel}><span>Return to {s.merchant.name}</span></a>}>
-          <p>The payment window for order {s.order.order_no} closed before it was paid. No money was taken. Go back to {s.merchant.name} to start a new checkout.</p>
+          <p>
+            The payment window for order {s.order.order_no} closed before it was paid.{' '}
+            {received > 0n ? `The ${formatBase(received)} ${s.order.token} that reached its deposit address goes back to the refund address you chose.` : 'No money was taken.'}{' '}
+            Go back to {s.merchant.name} to start a new checkout.
+          </p>
         </StatePanel>
       </PublicShell>
     );

@@ -12,6 +12,8 @@ import { useNow } from '../../lib/useNow';
 import { isManual } from '../../lib/capture';
 import { formatLocalDeadline } from '../../lib/format';
 import { AuthorizeNotice } from './AuthorizeNotice';
+import { depositOf, depositOffered } from './deposit/deposit';
+import { DepositPay } from './deposit/DepositPay';
 import { PaymentStatus } from './PaymentStatus';
 import { PayActions } from './PayActions';
 import type { PaidWith } from './Summary';
@@ -41,11 +43,16 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
   const awaitingNetwork = expired && session.state === 'open';
   const amountText = `${formatHuman(session.order.amount)} ${session.order.token}`;
   const manual = isManual(session.order);
+  // A plain transfer to the order's deposit address (issue 38): chosen here, or already under way (reload).
+  const deposit = depositOf(session);
+  const offered = depositOffered(session);
+  const [byTransfer, setByTransfer] = useState(() => offered && Boolean(deposit?.depositAddress || deposit?.received));
+  const showTransfer = offered && byTransfer && !inFlight && phase !== 'confirmed';
 
   return (
     <div className="panel pay-panel">
       <div className="panel-head">
-        <h1>{phase === 'confirmed' ? (manual ? 'Authorization complete' : 'Payment complete') : inFlight ? 'Payment in progress' : 'Pay with your wallet'}</h1>
+        <h1>{phase === 'confirmed' ? (manual ? 'Authorization complete' : 'Payment complete') : inFlight ? 'Payment in progress' : showTransfer ? 'Pay by transfer' : 'Pay with your wallet'}</h1>
         {phase !== 'confirmed' && <p className="muted">
           {inFlight ? 'Your payment is on its way.' : awaitingNetwork ? 'Expired, awaiting the network: a payment already sent will still complete.' : expired ? 'This checkout has expired.' : <>Expires in <span className="tabular">{formatCountdown(expiresIn)}</span></>}
         </p>}
@@ -66,6 +73,8 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
           {relayed ? 'Trisettle\'s relayer sent your signed payment; you pay no network fee.' : 'Your wallet sent the payment.'} We are waiting for the network to confirm it ({session.chain.confirmations_required}{' '}
           {session.chain.confirmations_required === 1 ? 'block' : 'blocks'}); this page updates by itself and takes you back to {session.merchant.name} when it is done.
         </p>
+      ) : showTransfer ? (
+        <DepositPay session={session} sessionToken={token} />
       ) : !isConnected ? (
         <ConnectWallet intro="Connect the wallet you will pay from." />
       ) : (
@@ -98,6 +107,19 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
             <div className="funds-loading" aria-busy="true">Checking what your wallet supports…</div>
           ) : (
             <PayActions pay={pay} amountText={amountText} verb={manual ? 'Authorize' : 'Pay'} disabled={busy || expired} />
+          )}
+        </div>
+      )}
+
+      {offered && !inFlight && phase !== 'confirmed' && !(showTransfer && deposit?.received) && (
+        <div className="pay-other">
+          {showTransfer ? (
+            <button type="button" className="link-btn" onClick={() => setByTransfer(false)}>Pay from a connected wallet instead</button>
+          ) : (
+            <>
+              <p className="pay-other-label">No wallet to connect here?</p>
+              <Button size="lg" block onClick={() => setByTransfer(true)}>Pay from an exchange or any wallet (plain transfer)</Button>
+            </>
           )}
         </div>
       )}

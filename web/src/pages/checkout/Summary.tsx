@@ -2,6 +2,7 @@ import { formatBase, formatHuman } from '../../lib/money';
 import { ChainName } from '../../components/ui';
 import { isManual } from '../../lib/capture';
 import type { CheckoutSession } from '../../lib/types';
+import { depositOf } from './deposit/deposit';
 
 /** How this tab's payment went out: signed for the relayer (gasless) or sent from the wallet (it paid the gas). */
 export type PaidWith = 'gasless' | 'wallet';
@@ -76,6 +77,7 @@ function feeNote(session: CheckoutSession, paidWith: PaidWith | null): string {
   if (paidWith === 'gasless') return '; paid gaslessly, it cost you no ETH.';
   if (paidWith === 'wallet') return '; the network fee was paid in ETH from your wallet.';
   if (session.state !== 'open' || session.order.state !== 'pending_payment') return '.';
+  if (depositOf(session)?.depositAddress) return '; paying by plain transfer, you pay only the network fee of your transfer where you send it from.';
   return session.gasless?.enabled
     ? '; you pay nothing extra: the network fee is paid for you when you sign a gasless payment.'
     : '; you pay nothing extra apart from the network fee in ETH.';
