@@ -68,7 +68,7 @@ async function expiringDepositOrder() {
 const returnsOf = async (id: string) => (await f.h.db.selectFrom('events').select(['type', 'data']).where('type', '=', 'payment.returned').execute())
   .map((e) => (e.data as { object: Record<string, unknown> }).object).filter((x) => x.order_id === id);
 const sweepsOf = async (id: string) =>
-  (await sql<{ id: string; state: string; outcome: string | null; tx_hash: string | null }>`select id, state, outcome, tx_hash from operator_txs where purpose = 'deposit_sweep' and ref_id = ${id} order by created_at`.execute(f.h.db)).rows;
+  (await sql<{ id: string; state: string; outcome: string | null; tx_hash: string | null; broadcasts: number }>`select id, state, outcome, tx_hash, broadcasts from operator_txs where purpose = 'deposit_sweep' and ref_id = ${id} order by created_at`.execute(f.h.db)).rows;
 
 const read = async (id: string) => (await f.h.request('GET', `/v1/orders/${id}`, { key })).body;
 const eventsOf = async (id: string) => (await f.h.db.selectFrom('events').select(['type', 'data']).execute())
@@ -147,5 +147,28 @@ describe('deadline', () => {
     expect(rets[0]).toMatchObject({ reason: 'late', amount: '4000000', refund_address: o.refund });
     expect(await sweepsOf(o.id)).toHaveLength(1);
   });
+
+  it('two transfers racing the deadline: the completing one mined past it, the forwarder returns both, the order expires', async () => {
+    const o = await expiringDepositOrder();
+    const deadline = BigInt(o.order.eip712.message.deadline);
+    await send(o.deposit, 4_000_000n);
+    await settle();
+    expect(await read(o.id)).toMatchObject({ state: 'pending_payment', amount_received: '4000000' });
+    expect(BigInt(await chainNow())).toBeLessThan(deadline);
+    await f.chain.anvil.setNextBlockTimestamp({ timestamp: deadline + 5n });
+    await send(o.deposit, 6_000_000n);
+    await settleExpiring();
+    const order = await read(o.id);
+    expect(order).toMatchObject({ state: 'expired', amount_received: '10000000' });
+    expect(order.paid_by ?? null).toBeNull();
+    expect(await balanceOf(f.chain, o.refund)).toBe(10_000_000n);
+    expect(await balanceOf(f.chain, o.deposit)).toBe(0n);
+    const rets = await returnsOf(o.id);
+    expect(rets).toHaveLength(1);
+    expect(rets[0]).toMatchObject({ reason: 'late', amount: '10000000', refund_address: o.refund });
+    expect(await eventsOf(o.id)).not.toContain('order.confirmed');
+    expect(await sweepsOf(o.id)).toHaveLength(1);
+  });
 });
+
 });
