@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { erc20Abi, type Address } from 'viem';
+import { erc20Abi, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sweepExpiredOrders } from '../../src/workers.js';
@@ -171,4 +171,33 @@ describe('deadline', () => {
   });
 });
 
+describe('sweep delivery', () => {
+  it('a sweep the node dropped is broadcast again and pays the order once', async () => {
+    const o = await depositOrder('10.00');
+    await send(o.deposit, 10_000_000n);
+    await f.chain.mine(DEPTH + 1);
+    await f.h.services.indexer.runOnce(84532);
+    await f.chain.anvil.setIntervalMining({ interval: 0 });
+    await f.chain.anvil.setAutomine(false);
+    try {
+      await f.h.services.operatorTxs.runOnce(84532);
+      const [sent] = await sweepsOf(o.id);
+      expect(sent).toMatchObject({ state: 'sent' });
+      await f.chain.anvil.dropTransaction({ hash: sent!.tx_hash as Hex });
+      await f.h.services.operatorTxs.runOnce(84532);
+      expect((await sweepsOf(o.id))[0]).toMatchObject({ state: 'sent', tx_hash: sent!.tx_hash, broadcasts: sent!.broadcasts + 1 });
+    } finally {
+      await f.chain.anvil.setAutomine(true);
+      await f.chain.anvil.setIntervalMining({ interval: 1 });
+    }
+    await settle();
+    expect(await read(o.id)).toMatchObject({ state: 'confirmed', amount_received: '10000000', amount_due: '0', payment_method: 'deposit' });
+    expect(await balanceOf(f.chain, o.deposit)).toBe(0n);
+    expect(await balanceOf(f.chain, o.refund)).toBe(0n);
+    const sweeps = await sweepsOf(o.id);
+    expect(sweeps).toHaveLength(1);
+    expect(sweeps[0]).toMatchObject({ state: 'done', outcome: 'success' });
+    expect(await returnsOf(o.id)).toHaveLength(0);
+  });
+});
 });
