@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { erc20Abi, type Address } from 'viem';
+import { erc20Abi, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sweepExpiredOrders } from '../../src/workers.js';
 import { balanceOf, createFlow, freshAddress, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -21,8 +22,8 @@ beforeAll(async () => {
 afterAll(async () => f?.close());
 
 let seq = 0;
-async function depositOrder(amount = '10.00') {
-  const o = await f.h.request('POST', '/v1/orders', { key, body: { merchant_id: merchantId, order_no: `dep_flow_${++seq}`, chain_id: 84532, token: 'USDC', amount } });
+async function depositOrder(amount = '10.00', extra: Record<string, unknown> = {}) {
+  const o = await f.h.request('POST', '/v1/orders', { key, body: { merchant_id: merchantId, order_no: `dep_flow_${++seq}`, chain_id: 84532, token: 'USDC', amount, ...extra } });
   expect(o.status, o.text).toBe(201);
   const refund = freshAddress();
   const d = await f.h.request('POST', `/v1/orders/${o.body.id}/deposit_address`, { key, body: { refund_address: refund } });
@@ -45,6 +46,29 @@ async function settle() {
   await f.chain.mine(DEPTH + 1);
   await f.h.services.indexer.runOnce(84532);
 }
+
+/** settle(), with the expiry sweeper after each indexer run (chain clock, like test/flows/expiry-race.test.ts). */
+async function settleExpiring() {
+  for (let i = 0; i < 4; i++) {
+    await f.chain.mine(DEPTH + 1);
+    await f.h.services.indexer.runOnce(84532);
+    await sweepExpiredOrders(f.h.services, 84532);
+    await f.h.services.operatorTxs.runOnce(84532);
+  }
+  await f.chain.mine(DEPTH + 1);
+  await f.h.services.indexer.runOnce(84532);
+}
+
+const chainNow = async () => Number((await f.chain.publicClient.getBlock({ blockTag: 'latest' })).timestamp);
+/** A short-lived order (60 s on the chain clock) with its deposit address. */
+async function expiringDepositOrder() {
+  f.h.services.chains.get(84532).clock.observe(BigInt(await chainNow()));
+  return depositOrder('10.00', { expires_in_seconds: 60 });
+}
+const returnsOf = async (id: string) => (await f.h.db.selectFrom('events').select(['type', 'data']).where('type', '=', 'payment.returned').execute())
+  .map((e) => (e.data as { object: Record<string, unknown> }).object).filter((x) => x.order_id === id);
+const sweepsOf = async (id: string) =>
+  (await sql<{ id: string; state: string; outcome: string | null; tx_hash: string | null; broadcasts: number }>`select id, state, outcome, tx_hash, broadcasts from operator_txs where purpose = 'deposit_sweep' and ref_id = ${id} order by created_at`.execute(f.h.db)).rows;
 
 const read = async (id: string) => (await f.h.request('GET', `/v1/orders/${id}`, { key })).body;
 const eventsOf = async (id: string) => (await f.h.db.selectFrom('events').select(['type', 'data']).execute())
@@ -102,6 +126,78 @@ describe('payments', () => {
     const ret = (await f.h.db.selectFrom('events').select(['type', 'data']).where('type', '=', 'payment.returned').execute())
       .map((e) => (e.data as { object: Record<string, unknown> }).object).find((x) => x.order_id === o.id);
     expect(ret).toMatchObject({ reason: 'settled', amount: '10000000', refund_address: o.refund });
+  });
+});
+
+describe('deadline', () => {
+  it('under, then the deadline passes: the order expires and the sweep returns what arrived (payment.returned late)', async () => {
+    const o = await expiringDepositOrder();
+    await send(o.deposit, 4_000_000n);
+    await settle();
+    expect(await read(o.id)).toMatchObject({ state: 'pending_payment', amount_received: '4000000', amount_due: '6000000' });
+    await f.chain.increaseTime(120);
+    expect(await chainNow()).toBeGreaterThan(Number(o.order.eip712.message.deadline));
+    await settleExpiring();
+    expect(await read(o.id)).toMatchObject({ state: 'expired', amount_received: '4000000' });
+    expect(await balanceOf(f.chain, o.refund)).toBe(4_000_000n);
+    expect(await balanceOf(f.chain, o.deposit)).toBe(0n);
+    expect(await eventsOf(o.id)).toContain('order.expired');
+    const rets = await returnsOf(o.id);
+    expect(rets).toHaveLength(1);
+    expect(rets[0]).toMatchObject({ reason: 'late', amount: '4000000', refund_address: o.refund });
+    expect(await sweepsOf(o.id)).toHaveLength(1);
+  });
+
+  it('two transfers racing the deadline: the completing one mined past it, the forwarder returns both, the order expires', async () => {
+    const o = await expiringDepositOrder();
+    const deadline = BigInt(o.order.eip712.message.deadline);
+    await send(o.deposit, 4_000_000n);
+    await settle();
+    expect(await read(o.id)).toMatchObject({ state: 'pending_payment', amount_received: '4000000' });
+    expect(BigInt(await chainNow())).toBeLessThan(deadline);
+    await f.chain.anvil.setNextBlockTimestamp({ timestamp: deadline + 5n });
+    await send(o.deposit, 6_000_000n);
+    await settleExpiring();
+    const order = await read(o.id);
+    expect(order).toMatchObject({ state: 'expired', amount_received: '10000000' });
+    expect(order.paid_by ?? null).toBeNull();
+    expect(await balanceOf(f.chain, o.refund)).toBe(10_000_000n);
+    expect(await balanceOf(f.chain, o.deposit)).toBe(0n);
+    const rets = await returnsOf(o.id);
+    expect(rets).toHaveLength(1);
+    expect(rets[0]).toMatchObject({ reason: 'late', amount: '10000000', refund_address: o.refund });
+    expect(await eventsOf(o.id)).not.toContain('order.confirmed');
+    expect(await sweepsOf(o.id)).toHaveLength(1);
+  });
+});
+
+describe('sweep delivery', () => {
+  it('a sweep the node dropped is broadcast again and pays the order once', async () => {
+    const o = await depositOrder('10.00');
+    await send(o.deposit, 10_000_000n);
+    await f.chain.mine(DEPTH + 1);
+    await f.h.services.indexer.runOnce(84532);
+    await f.chain.anvil.setIntervalMining({ interval: 0 });
+    await f.chain.anvil.setAutomine(false);
+    try {
+      await f.h.services.operatorTxs.runOnce(84532);
+      const [sent] = await sweepsOf(o.id);
+      expect(sent).toMatchObject({ state: 'sent' });
+      await f.chain.anvil.dropTransaction({ hash: sent!.tx_hash as Hex });
+      await f.h.services.operatorTxs.runOnce(84532);
+      expect((await sweepsOf(o.id))[0]).toMatchObject({ state: 'sent', tx_hash: sent!.tx_hash, broadcasts: sent!.broadcasts + 1 });
+    } finally {
+      await f.chain.anvil.setAutomine(true);
+      await f.chain.anvil.setIntervalMining({ interval: 1 });
+    }
+    await settle();
+    expect(await read(o.id)).toMatchObject({ state: 'confirmed', amount_received: '10000000', amount_due: '0', payment_method: 'deposit' });
+    expect(await balanceOf(f.chain, o.deposit)).toBe(0n);
+    expect(await balanceOf(f.chain, o.refund)).toBe(0n);
+    const sweeps = await sweepsOf(o.id);
+    expect(sweeps).toHaveLength(1);
+    expect(sweeps[0]).toMatchObject({ state: 'done', outcome: 'success' });
+    expect(await returnsOf(o.id)).toHaveLength(0);
   });
 });
 });

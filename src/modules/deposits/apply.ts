@@ -7,7 +7,7 @@ import type { OrderRow } from '../orders/repo.js';
 import { serializeOrder } from '../orders/serialize.js';
 import type { DepositsDeps } from './deps.js';
 import { depositsRepo, type DepositRow } from './repo.js';
-import { maybeSweep } from './sweep.js';
+import { chainTime, maybeSweep } from './sweep.js';
 
 const REASONS = { 1: 'late', 2: 'settled', 3: 'excess', 4: 'other_token' } as const;
 
@@ -59,6 +59,9 @@ export const depositsFollowOrders = (deps: DepositsDeps) => async (e: OrderTrans
     // Paid by the deposit itself: that sweep returned any excess in the same transaction (its DepositReturned comes
     // after this OrderPaid in the range), so a second sweep would only spend gas.
     if (order.paid_by?.toLowerCase() === dep.address) continue;
-    if (order.amount_received > 0n) await maybeSweep(deps, e.tx, dep, order, e.at);
+    // An expired order proves that chain time at depth is past its deadline (the sweeper runs on the indexed chain
+    // clock, orders/expire.ts), whatever the service's clock says: a deposit with the order's deadline returns now.
+    const at = e.to === 'expired' ? new Date(Math.max(e.at.getTime(), order.deadline_at.getTime() + 1000)) : e.at;
+    if (order.amount_received > 0n) await maybeSweep(deps, e.tx, dep, order, chainTime(deps, dep.chain_id, at));
   }
 };

@@ -30,6 +30,15 @@ export function sweepReason(dep: DepositRow, order: OrderRow, held: bigint, at: 
   return 'return';
 }
 
+/**
+ * Chain time for a sweep decision made outside a log (order follow-up, relayer outcome): the later of the service's
+ * clock and the chain's (anvil or a devnet may run ahead of the wall), never the wall clock alone.
+ */
+export function chainTime(deps: Pick<DepositsDeps, 'clock' | 'chains'>, chainId: number, at?: Date): Date {
+  const ms = Math.max(at?.getTime() ?? 0, deps.clock.now().getTime(), deps.chains.get(chainId).clock.now().getTime());
+  return new Date(ms);
+}
+
 const dayStart = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
 
 /**
@@ -65,11 +74,11 @@ export async function maybeSweep(deps: Pick<DepositsDeps, 'config' | 'logger'>, 
 export const MAX_SWEEPS = 5;
 
 /** The relayer's outcome of a sweep: clear the pending flag; a failed one is sent again while the reason to sweep holds. */
-export async function onSweepOutcome(deps: Pick<DepositsDeps, 'config' | 'logger' | 'clock'>, tx: Executor, o: OperatorTxOutcome): Promise<void> {
+export async function onSweepOutcome(deps: Pick<DepositsDeps, 'config' | 'logger' | 'clock' | 'chains'>, tx: Executor, o: OperatorTxOutcome): Promise<void> {
   await tx.updateTable('deposits').set({ sweep_pending: false }).where('order_id', '=', o.refId).execute();
   if (o.outcome === 'success') return;
   deps.logger.warn({ order_id: o.refId, outcome: o.outcome, error: o.error }, 'deposit sweep failed');
   const dep = await tx.selectFrom('deposits').selectAll().where('order_id', '=', o.refId).forUpdate().executeTakeFirst();
   const order = await tx.selectFrom('orders').selectAll().where('id', '=', o.refId).executeTakeFirst();
-  if (dep && order && dep.sweeps_sent < MAX_SWEEPS) await maybeSweep(deps, tx, dep, order, deps.clock.now());
+  if (dep && order && dep.sweeps_sent < MAX_SWEEPS) await maybeSweep(deps, tx, dep, order, chainTime(deps, dep.chain_id));
 }
