@@ -218,11 +218,14 @@ const CASES: Record<string, Case> = {
  * canceling a subscription again, which finds it canceled (409) and queues no second revocation: operator_txs_subscription_revoke_once).
  * Editing, pausing and resuming an endpoint set the same values again. Moving the devnet's clock is in this list
  * too though a repeat after the lapse moves it again: it is a devnet-only test helper and its answer says by how much.
+ * Choosing an order's deposit address again with the same refund address answers the same address and writes
+ * nothing more (one deposit per order; a different refund address is 409: test/api/deposits.test.ts).
  * Rolling a webhook secret is not in this list:
  * a second roll would drop the secret receivers still verify with (checked below on its own).
  */
 const STATE_ONLY = ['POST /v1/developers/keys/{id}/revoke', 'DELETE /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/deliveries/{id}/redeliver', 'POST /v1/webhooks/endpoints/{id}/roll-secret', 'POST /v1/refunds/{id}/cancel', 'POST /v1/webhooks/endpoints/{id}/replay', 'POST /v1/merchants/invitations/{id}/revoke', 'POST /v1/orders/{id}/capture', 'POST /v1/orders/{id}/void',
-  'POST /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/endpoints/{id}/pause', 'POST /v1/webhooks/endpoints/{id}/resume', 'POST /v1/test_helpers/advance_time', 'POST /v1/subscriptions/{id}/cancel'];
+  'POST /v1/webhooks/endpoints/{id}', 'POST /v1/webhooks/endpoints/{id}/pause', 'POST /v1/webhooks/endpoints/{id}/resume', 'POST /v1/test_helpers/advance_time', 'POST /v1/subscriptions/{id}/cancel',
+  'POST /v1/orders/{id}/deposit_address'];
 
 /**
  * x402 verify writes nothing; settle never sends one payload twice (the same payer and nonce is found in x402_payments:

@@ -48,6 +48,7 @@ const VALID: Record<string, unknown> = {
   'POST /v1/events/test': { type: 'test.ping' },
   'POST /_/orders/{id}/fail': { reason: 'x' },
   'POST /v1/orders/{id}/relay': RELAY_BODY,
+  'POST /v1/orders/{id}/deposit_address': { refund_address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906' },
 };
 const call = (r: RouteDef, o: ReqOpts) =>
   h.request(r.method, fill(r.path, { id: 'ord_doesnotmatter00000000', token: 'moi_live_x' }), { ...(r.body || r.method === 'POST' ? { raw: JSON.stringify(VALID[r.key] ?? {}) } : {}), ...o });
@@ -73,7 +74,7 @@ async function expectAll(routes: RouteDef[], o: ReqOpts | ((r: RouteDef) => ReqO
 describe('every guarded route', () => {
   it('is guarded: all but the public reads and invitation completion need a credential', () => {
     const open = apiRoutes(h.app).filter(isPublic).map((r) => r.key).sort();
-    expect(open).toEqual(['GET /health', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /x402/{token}', 'GET /v1/subscriptions/authorize/{token}', 'POST /v1/subscriptions/authorize/{token}'].sort());
+    expect(open).toEqual(['GET /health', 'GET /v1/checkout/sessions/{token}', 'POST /v1/checkout/sessions/{token}/relay', 'POST /v1/checkout/sessions/{token}/deposit_address', 'GET /v1/merchants/invitations/{token}', 'POST /v1/merchants/invitations/{token}/complete', 'GET /x402/{token}', 'GET /v1/subscriptions/authorize/{token}', 'POST /v1/subscriptions/authorize/{token}'].sort());
   });
 
   it('answers 401 unauthenticated without a credential', async () => {

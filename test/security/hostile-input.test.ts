@@ -66,6 +66,9 @@ const FIXTURES: Record<string, Fixture> = {
   // Gasless is switched off in this harness (no relayer, no chain): a body the schema accepts is 403 gasless_disabled.
   'POST /v1/orders/{id}/relay': { auth: 'secret', params: () => ({ id: ids.order! }), body: relayBody },
   'POST /v1/checkout/sessions/{token}/relay': { auth: 'public', params: () => ({ token: ids.session! }), body: relayBody },
+  // Deposit addresses: this harness has no chain, so a body the schema accepts is 409 deposits_unavailable and writes nothing.
+  'POST /v1/orders/{id}/deposit_address': { auth: 'secret', params: () => ({ id: ids.order! }), body: () => ({ refund_address: WALLETS.merchant2 }) },
+  'POST /v1/checkout/sessions/{token}/deposit_address': { auth: 'public', params: () => ({ token: ids.session! }), body: () => ({ refund_address: WALLETS.merchant2 }) },
   // x402: a chain this deployment lacks is 422 before any chain is asked (this harness has none); an unknown session 404.
   'POST /v1/x402/requirements': { auth: 'secret', body: () => ({ merchant_id: 'm_nobody', amount: '0.75', chain_id: 1, description: 'GET /weather', resource: 'https://api.example/weather', metadata: { sku: 'A' }, payer_address: WALLETS.merchant2, expires_in_seconds: 600 }) },
   'POST /v1/x402/verify': { auth: 'secret', body: x402Body },
@@ -247,6 +250,8 @@ describe('hostile path segments and query strings, every route', () => {
         const raw = fx ? JSON.stringify(fx.body()) : undefined;
         const res = await h.request(route.method, path, { ...authOf(authFor(route)), ...(raw ? { raw } : {}) });
         expect(res.status, `${route.key} ${seg}: ${res.text.slice(0, 200)}`).toBeLessThan(500);
+        // A URL normalises `/x402/..` to `/`: a GET of it is the web app's index once `npm start` has built web/dist.
+        if (seg === '..' && route.method === 'GET' && new URL(path, 'http://h').pathname === '/') continue;
         expect(res.status, `${route.key} ${seg}`).toBeGreaterThanOrEqual(400);
         expect(res.body?.error?.code, `${route.key} ${seg}`).toEqual(expect.any(String));
       }

@@ -93,6 +93,7 @@ describe("another platform's ids", () => {
       // A body the schema accepts where the route needs one (replay), so that ownership is what answers.
       const valid = route.key.endsWith('/replay') ? { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' }
         : route.key === 'POST /v1/webhooks/endpoints/{id}' ? { description: 'B was here' }
+        : route.key.endsWith('/deposit_address') ? { refund_address: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65' }
         : route.key.endsWith('/relay') ? { from: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65', valid_after: '0', valid_before: '1', nonce: `0x${'00'.repeat(32)}`, signature: `0x${'11'.repeat(65)}` } : {};
       const body = route.body ? { raw: JSON.stringify(valid) } : {};
       for (const [who, auth] of [['B secret key', { key: B.secretKey }], ['B session', { cookie: B.cookie, headers: { origin: 'http://localhost:3000' } }]] as const) {
