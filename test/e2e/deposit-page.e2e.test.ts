@@ -56,7 +56,7 @@ describe('hosted checkout: pay by plain transfer to a deposit address', () => {
     );
     ({ page } = await newPage(browser));
     await page.goto(`${baseUrl}${new URL(session.url).pathname}`);
-    await page.getByRole('button', { name: 'Pay from an exchange or any wallet (plain transfer)' }).click();
+    await page.getByRole('button', { name: 'Pay by plain transfer' }).click();
     await page.getByRole('heading', { name: 'Pay by transfer' }).waitFor();
     await shot(page, 'deposit-1-refund-address');
 

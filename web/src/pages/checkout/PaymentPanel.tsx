@@ -117,8 +117,8 @@ export function PaymentPanel({ session, token, onStart, successUrl, cancelUrl }:
             <button type="button" className="link-btn" onClick={() => setByTransfer(false)}>Pay from a connected wallet instead</button>
           ) : (
             <>
-              <p className="pay-other-label">No wallet to connect here?</p>
-              <Button size="lg" block onClick={() => setByTransfer(true)}>Pay from an exchange or any wallet (plain transfer)</Button>
+              <p className="pay-other-label">No wallet to connect here? Send USDC from an exchange or any wallet.</p>
+              <Button size="lg" block onClick={() => setByTransfer(true)}>Pay by plain transfer</Button>
             </>
           )}
         </div>
