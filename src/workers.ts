@@ -55,6 +55,14 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
   // refunds, settlements and order cancellations enqueued, and follows each transaction to its outcome.
   services.operatorTxs.start();
   workers.push({ name: 'operator-sender', stop: () => services.operatorTxs.stop() });
+  // Deposits pass: sweeps that failed (after their back-off), were refused by a limit of the day, or waited for a
+  // deposit's own deadline, tried again on the chain clock (modules/deposits/retry-pass.ts).
+  workers.push(every('deposit-sweeps', 60_000, async () => {
+    for (const rt of services.chains.list()) {
+      await services.deposits.retryDue(rt.chainId).catch((err) =>
+        services.logger.warn({ chain_id: rt.chainId, err: describeError(err) }, 'deposit sweep pass failed'));
+    }
+  }));
   // Settlement: release reserves whose on-chain hold (OrderPaid.releaseAfter) has passed, in batches of up to 100.
   workers.push(every('settlement', 60_000, () => services.settlements.runOnce()));
   // Balance closings: sums of payments and refunds before the indexed chain day, so balance reads never sum all history (docs/balances.md).

@@ -175,6 +175,9 @@ export interface DepositsTable {
   sweep_pending: Generated<boolean>;
   sweeps_sent: Generated<number>;
   sweep_refused: string | null;
+  sweep_gas_wei: ColumnType<string, string | undefined, string>;
+  sweep_failures: Generated<number>;
+  next_sweep_at: NullableTimestamp;
   amount_returned: ColumnType<bigint, bigint | undefined, bigint | string>;
   watch_until: Timestamp;
   created_at: Generated<Date>;

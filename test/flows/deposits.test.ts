@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { erc20Abi, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { sweepExpiredOrders } from '../../src/workers.js';
+import { depositDriver } from '../helpers/deposit-flow.js';
 import { balanceOf, createFlow, freshAddress, payAsBuyer, setupPlatform, type Flow } from '../helpers/flow.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -31,48 +31,16 @@ async function depositOrder(amount = '10.00', extra: Record<string, unknown> = {
   return { id: o.body.id as string, deposit: d.body.deposit_address as Address, refund, order: o.body };
 }
 
-async function send(to: Address, value: bigint) {
-  const buyer = f.chain.walletClientFor(f.chain.buyers[0]!);
-  await f.chain.confirm(await buyer.writeContract({ address: f.chain.usdc, abi: erc20Abi, functionName: 'transfer', args: [to, value] }));
-}
-
-/** Index to depth, let the relayer send what was enqueued, and index its result. */
-async function settle() {
-  for (let i = 0; i < 4; i++) {
-    await f.chain.mine(DEPTH + 1);
-    await f.h.services.indexer.runOnce(84532);
-    await f.h.services.operatorTxs.runOnce(84532);
-  }
-  await f.chain.mine(DEPTH + 1);
-  await f.h.services.indexer.runOnce(84532);
-}
-
-/** settle(), with the expiry sweeper after each indexer run (chain clock, like test/flows/expiry-race.test.ts). */
-async function settleExpiring() {
-  for (let i = 0; i < 4; i++) {
-    await f.chain.mine(DEPTH + 1);
-    await f.h.services.indexer.runOnce(84532);
-    await sweepExpiredOrders(f.h.services, 84532);
-    await f.h.services.operatorTxs.runOnce(84532);
-  }
-  await f.chain.mine(DEPTH + 1);
-  await f.h.services.indexer.runOnce(84532);
-}
-
-const chainNow = async () => Number((await f.chain.publicClient.getBlock({ blockTag: 'latest' })).timestamp);
+const { send, settle, settleExpiring, chainNow, returnsOf, eventsOf } = depositDriver(() => f, DEPTH);
 /** A short-lived order (60 s on the chain clock) with its deposit address. */
 async function expiringDepositOrder() {
   f.h.services.chains.get(84532).clock.observe(BigInt(await chainNow()));
   return depositOrder('10.00', { expires_in_seconds: 60 });
 }
-const returnsOf = async (id: string) => (await f.h.db.selectFrom('events').select(['type', 'data']).where('type', '=', 'payment.returned').execute())
-  .map((e) => (e.data as { object: Record<string, unknown> }).object).filter((x) => x.order_id === id);
 const sweepsOf = async (id: string) =>
   (await sql<{ id: string; state: string; outcome: string | null; tx_hash: string | null; broadcasts: number }>`select id, state, outcome, tx_hash, broadcasts from operator_txs where purpose = 'deposit_sweep' and ref_id = ${id} order by created_at`.execute(f.h.db)).rows;
 
 const read = async (id: string) => (await f.h.request('GET', `/v1/orders/${id}`, { key })).body;
-const eventsOf = async (id: string) => (await f.h.db.selectFrom('events').select(['type', 'data']).execute())
-  .filter((e) => JSON.stringify(e.data).includes(id)).map((e) => e.type);
 
 describe('payments', () => {
   it('an exact transfer pays the order through the router (payment_method deposit)', async () => {

@@ -9,6 +9,7 @@ import type { DepositLog } from '../indexer/events.js';
 import type { OperatorTxOutcome } from '../operator-txs/types.js';
 import { applyDepositLog, depositsFollowOrders } from './apply.js';
 import { createDepositAddress } from './create.js';
+import { retryDueSweeps } from './retry-pass.js';
 import { onSweepOutcome } from './sweep.js';
 import type { DepositsDeps } from './deps.js';
 import { depositsRepo } from './repo.js';
@@ -25,6 +26,8 @@ export function createDepositsService(o: { db: Db; config: Config; chains: Chain
     apply: (tx: Tx, chainId: number, log: DepositLog, blockTime: Date) => applyDepositLog(deps, tx, chainId, log, blockTime),
     /** The relayer's outcome of a deposit_sweep intent. */
     onSweepOutcome: (tx: Tx, outcome: OperatorTxOutcome) => onSweepOutcome(deps, tx, outcome),
+    /** The deposits pass on one chain (workers.ts): sweeps whose retry time has come; how many it enqueued. */
+    retryDue: (chainId: number) => retryDueSweeps(deps, chainId),
     /** Subscribed to order transitions: expired or paid-elsewhere orders return what their deposit holds. */
     followOrders: depositsFollowOrders(deps),
   };

@@ -1,14 +1,16 @@
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import { encodeFunctionData, type Address, type Hex } from 'viem';
 import { depositFactoryAbi } from '../../chain/artifacts/DepositFactory.js';
 import { depositTermsOf } from '../../chain/deposit-terms.js';
 import { payOrderFromJson } from '../../chain/eip712.js';
 import type { Executor } from '../../db/client.js';
+import type { DepositsTable } from '../../db/schema.js';
 import { enqueueOperatorTx } from '../operator-txs/enqueue.js';
 import type { OperatorTxOutcome } from '../operator-txs/types.js';
 import type { OrderRow } from '../orders/repo.js';
 import type { DepositsDeps } from './deps.js';
-import type { DepositRow } from './repo.js';
+import { depositsRepo, type DepositRow } from './repo.js';
+import { utcDay } from '../relay/context.js';
 
 /** What the clone holds now, from what the indexer saw: in, minus returned, minus the amount if it paid the order. */
 export function heldBy(dep: DepositRow, order: OrderRow): bigint {
@@ -39,46 +41,81 @@ export function chainTime(deps: Pick<DepositsDeps, 'clock' | 'chains'>, chainId:
   return new Date(ms);
 }
 
-const dayStart = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+const secondsOf = (at: Date) => BigInt(Math.floor(at.getTime() / 1000));
+const nextDay = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
 
 /**
  * One sweep intent at a time per deposit (sweep_pending), sent by the relayer as factory.deployAndSweep (deploy is
- * idempotent, so the same call serves a deployed clone). Bounded: never below DEPOSIT_MIN_SWEEP_AMOUNT, at most
- * DEPOSIT_SWEEPS_PER_PLATFORM_PER_DAY per platform per UTC day of the chain clock. A refusal leaves the funds in the
- * clone for anyone's sweep (docs/deposits.md); it is recorded on the deposit (sweep_refused).
+ * idempotent, so the same call serves a deployed clone). Bounded, in this order: never below DEPOSIT_MIN_SWEEP_AMOUNT
+ * (dust waits for a top-up or for anyone's sweep), not while the relayer's day on the chain is spent
+ * (RELAYER_DAILY_BUDGET_WEI, shared with gasless relays), at most DEPOSIT_SWEEPS_PER_PLATFORM_PER_DAY per platform per
+ * UTC day of the chain clock. A refusal is recorded on the deposit (sweep_refused); one by a limit of the day is tried
+ * again by the deposits pass the next day, and short funds waiting for the deposit's own deadline once it passes
+ * (next_sweep_at, retry-pass.ts).
  */
 export async function maybeSweep(deps: Pick<DepositsDeps, 'config' | 'logger'>, tx: Executor, dep: DepositRow, order: OrderRow, at: Date): Promise<boolean> {
   if (dep.sweep_pending) return false;
   const held = heldBy(dep, order);
   const reason = sweepReason(dep, order, held, at);
-  if (!reason) return false;
-  const refuse = async (why: string) => {
-    await tx.updateTable('deposits').set({ sweep_refused: why }).where('order_id', '=', dep.order_id).execute();
-    deps.logger.info({ order_id: order.id, held: held.toString(), why }, 'deposit sweep refused: the funds wait for anyone\'s sweep');
+  const set = (v: Updateable<DepositsTable>) => tx.updateTable('deposits').set(v).where('order_id', '=', dep.order_id).execute();
+  if (!reason) {
+    await set({ next_sweep_at: held > 0n ? new Date((Number(dep.deadline) + 1) * 1000) : null });
+    return false;
+  }
+  const refuse = async (why: string, retryAt: Date | null) => {
+    await set({ sweep_refused: why, next_sweep_at: retryAt });
+    deps.logger.info({ order_id: order.id, held: held.toString(), why }, 'deposit sweep refused for now');
     return false;
   };
-  if (held < deps.config.depositMinSweep) return refuse(`held ${held} below DEPOSIT_MIN_SWEEP_AMOUNT`);
-  const today = await sql<{ n: string }>`select count(*)::text as n from operator_txs t join deposits d on d.order_id = t.ref_id
-    where t.purpose = 'deposit_sweep' and d.platform_id = ${dep.platform_id} and t.created_at >= ${dayStart(at)}`.execute(tx);
-  if (Number(today.rows[0]?.n ?? 0) >= deps.config.depositSweepsPerPlatformPerDay) return refuse('DEPOSIT_SWEEPS_PER_PLATFORM_PER_DAY reached');
+  if (held < deps.config.depositMinSweep) return refuse(`dust: holds ${held}, below DEPOSIT_MIN_SWEEP_AMOUNT`, null);
+  const day = utcDay(secondsOf(at));
+  if (await depositsRepo.relayerDay(tx, dep.chain_id, day) >= deps.config.relayerDailyBudgetWei) {
+    return refuse('relayer_budget: RELAYER_DAILY_BUDGET_WEI is spent for the day', nextDay(at));
+  }
+  if (!await depositsRepo.takeSweepSlot(tx, dep.platform_id, day, deps.config.depositSweepsPerPlatformPerDay)) {
+    return refuse('platform_cap: DEPOSIT_SWEEPS_PER_PLATFORM_PER_DAY reached', nextDay(at));
+  }
   const terms = depositTermsOf(payOrderFromJson(order.eip712 as never), dep.deadline);
   await enqueueOperatorTx(tx, {
     chainId: dep.chain_id, purpose: 'deposit_sweep', refId: dep.order_id, to: dep.factory as Address, key: 'relayer',
     calldata: encodeFunctionData({ abi: depositFactoryAbi, functionName: 'deployAndSweep', args: [terms, dep.refund_to as Address, dep.signature as Hex] }),
   });
-  await tx.updateTable('deposits').set({ sweep_pending: true, sweeps_sent: sql`sweeps_sent + 1`, sweep_refused: null }).where('order_id', '=', dep.order_id).execute();
+  await tx.updateTable('deposits').set({ sweep_pending: true, sweeps_sent: sql`sweeps_sent + 1`, sweep_refused: null, next_sweep_at: null }).where('order_id', '=', dep.order_id).execute();
   return true;
 }
 
-/** Retries after a sweep that reverted or was refused in simulation (e.g. a race with the deadline), at most this many sends per deposit. */
-export const MAX_SWEEPS = 5;
+/** Failed sends in a row that are tried again at once (a race with the deadline changes the reason to return). */
+export const IMMEDIATE_RETRIES = 3;
+/** Failed sends in a row after which the relayer stops; the funds wait for anyone's sweep (docs/deposits.md). */
+export const MAX_SWEEP_FAILURES = 10;
+/** The wait before a later try: 5 min, doubling, at most 6 h (about 10 h from the first failure to the last try). */
+export const retryDelayMs = (failures: number) => Math.min(5 * 60_000 * 2 ** Math.max(0, failures - IMMEDIATE_RETRIES), 6 * 3_600_000);
 
-/** The relayer's outcome of a sweep: clear the pending flag; a failed one is sent again while the reason to sweep holds. */
+/**
+ * The relayer's outcome of a sweep: what it cost joins the relayer's and the platform's day; the pending flag clears.
+ * A failed one is sent again while the reason to sweep holds: at once for the first IMMEDIATE_RETRIES failures in a
+ * row, then by the deposits pass after retryDelayMs, never after MAX_SWEEP_FAILURES.
+ */
 export async function onSweepOutcome(deps: Pick<DepositsDeps, 'config' | 'logger' | 'clock' | 'chains'>, tx: Executor, o: OperatorTxOutcome): Promise<void> {
-  await tx.updateTable('deposits').set({ sweep_pending: false }).where('order_id', '=', o.refId).execute();
-  if (o.outcome === 'success') return;
-  deps.logger.warn({ order_id: o.refId, outcome: o.outcome, error: o.error }, 'deposit sweep failed');
-  const dep = await tx.selectFrom('deposits').selectAll().where('order_id', '=', o.refId).forUpdate().executeTakeFirst();
+  const dep = await depositsRepo.byOrderForUpdate(tx, o.refId);
+  if (!dep) return;
+  const at = chainTime(deps, dep.chain_id);
+  if (o.gasUsed !== null && o.effectiveGasPrice !== null) {
+    await depositsRepo.chargeSweep(tx, { chainId: dep.chain_id, platformId: dep.platform_id, orderId: dep.order_id, day: utcDay(secondsOf(at)), wei: o.gasUsed * o.effectiveGasPrice });
+  }
+  if (o.outcome === 'success') {
+    await tx.updateTable('deposits').set({ sweep_pending: false, sweep_failures: 0 }).where('order_id', '=', dep.order_id).execute();
+    return;
+  }
+  const failures = dep.sweep_failures + 1;
+  const last = failures >= MAX_SWEEP_FAILURES;
+  await tx.updateTable('deposits').set({
+    sweep_pending: false, sweep_failures: failures, sweep_refused: `failed: ${o.outcome} ${o.error ?? ''}`.trim(),
+    next_sweep_at: failures < IMMEDIATE_RETRIES || last ? null : new Date(at.getTime() + retryDelayMs(failures)),
+  }).where('order_id', '=', dep.order_id).execute();
+  deps.logger.warn({ order_id: o.refId, outcome: o.outcome, error: o.error, failures }, last ? 'deposit sweep failed; the relayer stops trying (anyone\'s sweep returns the funds)' : 'deposit sweep failed');
+  if (failures >= IMMEDIATE_RETRIES) return;
   const order = await tx.selectFrom('orders').selectAll().where('id', '=', o.refId).executeTakeFirst();
-  if (dep && order && dep.sweeps_sent < MAX_SWEEPS) await maybeSweep(deps, tx, dep, order, chainTime(deps, dep.chain_id));
+  const fresh = await depositsRepo.byOrderForUpdate(tx, o.refId);
+  if (fresh && order) await maybeSweep(deps, tx, fresh, order as OrderRow, at);
 }
