@@ -30,9 +30,9 @@ async function writeBatch(h: Harness, chainId: number, logs: PaidLog[]) {
       ev as (
         insert into events (id, platform_id, type, data, created_at)
         select 'evt_' || md5(paid.id), paid.platform_id, 'order.confirmed', jsonb_build_object('object', to_jsonb(paid)), now() from paid
-        returning id, platform_id)
-      insert into webhook_deliveries (id, event_id, endpoint_id, platform_id, state)
-      select 'dlv_' || md5(ev.id || e.id), ev.id, e.id, ev.platform_id, 'pending'
+        returning id, platform_id, created_at)
+      insert into webhook_deliveries (id, event_id, event_created_at, endpoint_id, platform_id, state)
+      select 'dlv_' || md5(ev.id || e.id), ev.id, ev.created_at, e.id, ev.platform_id, 'pending'
       from ev join webhook_endpoints e on e.platform_id = ev.platform_id and e.deleted_at is null and e.disabled_at is null`.execute(tx);
     await sql`update chain_cursors set last_block = ${logs.at(-1)!.blockNumber}, updated_at = now() where chain_id = ${chainId}`.execute(tx);
   });
