@@ -436,6 +436,23 @@ describe('delivery', () => {
     expect(later.headers['x-webhook-signature']).toBe(`v1=${hmac(rolled.body.secret, ts2, later.rawBody)}`);
   });
 
+  it('one running deliverer signs with the new secret right after a roll (it keeps opened secrets by their sealed value)', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    const d = deliverer();
+    await emit(p.platformId);
+    await d.runOnce();
+    const first = r.received[0]!;
+    expect(first.headers['x-webhook-signature']).toBe(`v1=${hmac(ep.secret, first.headers['x-webhook-timestamp'] as string, first.rawBody)}`);
+    const rolled = await h.request('POST', `/v1/webhooks/endpoints/${ep.id}/roll-secret`, { key: p.secretKey });
+    await h.db.updateTable('webhook_endpoints').set({ previous_secret_expires_at: new Date(Date.now() - 1) }).where('id', '=', ep.id).execute();
+    await emit(p.platformId);
+    await d.runOnce();
+    const later = r.received[1]!;
+    expect(later.headers['x-webhook-signature']).toBe(`v1=${hmac(rolled.body.secret, later.headers['x-webhook-timestamp'] as string, later.rawBody)}`);
+  });
+
   it('stops sending to a deleted endpoint: its pending deliveries are failed', async () => {
     const p = await h.platform();
     const r = await receiver();
