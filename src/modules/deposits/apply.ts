@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { emitEvent } from '../events/service.js';
 import type { DepositLog } from '../indexer/events.js';
 import type { OrderTransitioned } from '../orders/events.js';
@@ -10,8 +10,6 @@ import { depositsRepo, type DepositRow } from './repo.js';
 import { chainTime, maybeSweep } from './sweep.js';
 
 const REASONS = { 1: 'late', 2: 'settled', 3: 'excess', 4: 'other_token' } as const;
-
-const orderOf = async (tx: Executor, id: string) => (await tx.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow()) as OrderRow;
 
 /**
  * A new deposit log at confirmation depth (once each: the indexer recorded its key first), in the range's transaction.
@@ -24,9 +22,9 @@ export async function applyDepositLog(deps: DepositsDeps, tx: Tx, chainId: numbe
   const dep = await depositsRepo.byAddress(tx, chainId, log.address);
   if (!dep || log.eventName !== 'DepositReturned') return;
   const a = log.args;
-  const counted = a.token.toLowerCase() === (await orderOf(tx, dep.order_id)).token_address.toLowerCase();
+  const counted = a.token.toLowerCase() === (await depositsRepo.order(tx, dep.order_id)).token_address.toLowerCase();
   if (counted) await tx.updateTable('deposits').set({ amount_returned: sql`amount_returned + ${a.amount.toString()}::int8` }).where('order_id', '=', dep.order_id).execute();
-  const order = await orderOf(tx, dep.order_id);
+  const order = await depositsRepo.order(tx, dep.order_id);
   await emitEvent(tx, { platformId: dep.platform_id, type: 'payment.returned', data: { object: {
     object: 'payment_return', order_id: order.id, deposit_address: order.deposit_address, refund_address: a.to, token_address: a.token,
     amount: a.amount.toString(), reason: REASONS[a.reason as 1 | 2 | 3 | 4] ?? 'settled', tx_hash: log.transactionHash, metadata: order.metadata,
@@ -55,7 +53,7 @@ export const depositsFollowOrders = (deps: DepositsDeps) => async (e: OrderTrans
   const ids = e.moved.map((m) => m.order.id);
   const deps_ = await e.tx.selectFrom('deposits').selectAll().where('order_id', 'in', ids.length > 0 ? ids : ['']).where('sweep_pending', '=', false).execute();
   for (const dep of deps_ as DepositRow[]) {
-    const order = await orderOf(e.tx, dep.order_id);
+    const order = await depositsRepo.order(e.tx, dep.order_id);
     // Paid by the deposit itself: that sweep returned any excess in the same transaction (its DepositReturned comes
     // after this OrderPaid in the range), so a second sweep would only spend gas.
     if (order.paid_by?.toLowerCase() === dep.address) continue;

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../db/client.js';
 import type { DepositsTable } from '../../db/schema.js';
+import type { OrderRow } from '../orders/repo.js';
 
 export type DepositRow = Selectable<DepositsTable>;
 
@@ -27,6 +28,9 @@ export const depositsRepo = {
   byAddress: (db: Executor, chainId: number, address: string) =>
     db.selectFrom('deposits').selectAll().where('chain_id', '=', chainId).where('address', '=', address.toLowerCase()).executeTakeFirst(),
 
+  /** The order a deposit pays. */
+  order: async (db: Executor, orderId: string) => (await db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow()) as OrderRow,
+
   byOrderForUpdate: (db: Executor, orderId: string) =>
     db.selectFrom('deposits').selectAll().where('order_id', '=', orderId).forUpdate().executeTakeFirst(),
 
@@ -36,12 +40,6 @@ export const depositsRepo = {
       on conflict (platform_id, day) do update set sweeps = relay_daily_usage.sweeps + 1 where relay_daily_usage.sweeps < ${cap}::int
       returning sweeps`.execute(db);
     return r.rows.length > 0;
-  },
-
-  /** The relayer's spend on a chain's (UTC, chain clock) day: reserved by accepted relays plus spent by relays and sweeps. */
-  relayerDay: async (db: Executor, chainId: number, day: string) => {
-    const r = await sql<{ used: string | null }>`select (reserved_wei + spent_wei)::text as used from relayer_budget_days where chain_id = ${chainId} and day = ${day}::date`.execute(db);
-    return BigInt(r.rows[0]?.used ?? '0');
   },
 
   /**

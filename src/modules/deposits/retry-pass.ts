@@ -1,4 +1,3 @@
-import type { OrderRow } from '../orders/repo.js';
 import type { DepositsDeps } from './deps.js';
 import { depositsRepo } from './repo.js';
 import { chainTime, maybeSweep } from './sweep.js';
@@ -20,8 +19,7 @@ export async function retryDueSweeps(deps: DepositsDeps, chainId: number, limit 
     await deps.db.transaction().execute(async (tx) => {
       const dep = await depositsRepo.lockForRetry(tx, id);
       if (!dep || dep.next_sweep_at === null || dep.next_sweep_at > at) return;
-      const order = await tx.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      if (await maybeSweep(deps, tx, dep, order as OrderRow, at)) sent++;
+      if (await maybeSweep(deps, tx, dep, await depositsRepo.order(tx, id), at)) sent++;
     });
   }
   return sent;

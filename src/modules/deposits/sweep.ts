@@ -11,6 +11,7 @@ import type { OrderRow } from '../orders/repo.js';
 import type { DepositsDeps } from './deps.js';
 import { depositsRepo, type DepositRow } from './repo.js';
 import { utcDay } from '../relay/context.js';
+import { relayRepo } from '../relay/repo.js';
 
 /** What the clone holds now, from what the indexer saw: in, minus returned, minus the amount if it paid the order. */
 export function heldBy(dep: DepositRow, order: OrderRow): bigint {
@@ -69,7 +70,8 @@ export async function maybeSweep(deps: Pick<DepositsDeps, 'config' | 'logger'>, 
   };
   if (held < deps.config.depositMinSweep) return refuse(`dust: holds ${held}, below DEPOSIT_MIN_SWEEP_AMOUNT`, null);
   const day = utcDay(secondsOf(at));
-  if (await depositsRepo.relayerDay(tx, dep.chain_id, day) >= deps.config.relayerDailyBudgetWei) {
+  const relayer = await relayRepo.budgetDay(tx, dep.chain_id, day);
+  if (relayer.reserved + relayer.spent >= deps.config.relayerDailyBudgetWei) {
     return refuse('relayer_budget: RELAYER_DAILY_BUDGET_WEI is spent for the day', nextDay(at));
   }
   if (!await depositsRepo.takeSweepSlot(tx, dep.platform_id, day, deps.config.depositSweepsPerPlatformPerDay)) {
@@ -115,7 +117,6 @@ export async function onSweepOutcome(deps: Pick<DepositsDeps, 'config' | 'logger
   }).where('order_id', '=', dep.order_id).execute();
   deps.logger.warn({ order_id: o.refId, outcome: o.outcome, error: o.error, failures }, last ? 'deposit sweep failed; the relayer stops trying (anyone\'s sweep returns the funds)' : 'deposit sweep failed');
   if (failures >= IMMEDIATE_RETRIES) return;
-  const order = await tx.selectFrom('orders').selectAll().where('id', '=', o.refId).executeTakeFirst();
-  const fresh = await depositsRepo.byOrderForUpdate(tx, o.refId);
-  if (fresh && order) await maybeSweep(deps, tx, fresh, order as OrderRow, at);
+  const fresh = (await depositsRepo.byOrderForUpdate(tx, o.refId))!;
+  await maybeSweep(deps, tx, fresh, await depositsRepo.order(tx, o.refId), at);
 }
