@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tx } from '../../src/db/client.js';
-import { createHarness, TEST_DB, type Harness } from '../helpers/harness.js';
+import { createHarness, freshDatabase, TEST_DB, type Harness } from '../helpers/harness.js';
 import { fakeChain, merchant, order } from '../helpers/factories.js';
 
 /**
@@ -33,6 +34,29 @@ describe.runIf(TEST_DB === 'postgres')('prepared statements on PostgreSQL', () =
     const mine = rows.filter((r) => /from "platforms" where "id" = \$1/.test(r.statement));
     expect(mine).toHaveLength(1);
     expect(mine[0]!.name).toMatch(/^k_[0-9a-f]{24}$/);
+  });
+
+  it('runs every pooled connection with jit off (an estimate must not buy a compile: docs/performance.md "Scale")', async () => {
+    const db = await freshDatabase();
+    try {
+      // More connections than one: each pool hands out several, and every one must carry the setting.
+      const shown = await Promise.all([...Array(4)].map(() => db.db.transaction().execute(async (tx) => {
+        await sql`select pg_sleep(0.05)`.execute(tx);
+        return (await sql<{ jit: string; pid: number }>`select current_setting('jit') as jit, pg_backend_pid() as pid`.execute(tx)).rows[0]!;
+      })));
+      expect(new Set(shown.map((r) => r.pid)).size).toBe(4);
+      expect(shown.map((r) => r.jit)).toEqual(['off', 'off', 'off', 'off']);
+      const worker = (await sql<{ jit: string }>`select current_setting('jit') as jit`.execute(db.workerDb)).rows[0]!;
+      expect(worker.jit).toBe('off');
+      // The server's own default is left alone: a plain connection still sees it (on by default since PostgreSQL 12).
+      const plain = new pg.Client({ connectionString: db.url });
+      await plain.connect();
+      const server = (await plain.query(`select current_setting('jit') as jit`)).rows[0].jit;
+      await plain.end();
+      expect(server).toBe('on');
+    } finally {
+      await db.close();
+    }
   });
 
   it('leaves statements without parameters unnamed', async () => {
