@@ -5,12 +5,18 @@
  * p99 ratio <= 1.5. Also prints the seeding rate and the on-disk bytes per paid order (sizing, docs/operations.md).
  *
  * The year: orders spread evenly over 365 days (10M a year ≈ 27,400 a day, 0.32/s), 500 merchants; 3% never paid
- * (expired; pending in the last hour), 1% refunded in full, 2% in part, the rest confirmed; reserves of orders paid
- * more than 8 days ago released in settlements of 100 orders; per order the events order.created, order.paid,
- * order.confirmed (or order.expired) and refund.completed, each delivered once to the platform's one endpoint
- * (webhook_deliveries, succeeded), and one OrderPaid chain log per paid order. The order rows carry the typed data,
- * signature and metadata of a real order created through the API first (the template), so their size is real;
- * event bodies are the order row as JSON (to_jsonb), about the size of the API's order object.
+ * (expired; pending in the last hour), 1% refunded in full, 2% in part, the rest confirmed; reserves (held 7 days)
+ * released in settlements of 100 orders once their hold ended, as the settlement worker does every minute; per order
+ * the events order.created, order.paid, order.confirmed (or order.expired) and refund.completed, each delivered once
+ * to the platform's one endpoint (webhook_deliveries, succeeded), and one OrderPaid chain log per paid order. The
+ * order rows carry the typed data, signature and metadata of a real order created through the API first (the
+ * template), so their size is real; event bodies are the order row as JSON (to_jsonb), about the size of the API's
+ * order object.
+ *
+ * A year under the storage policy (docs/operations.md): money records and chain logs of the whole year, events and
+ * deliveries only in the weeks the retention pass keeps at EVENT_RETENTION_DAYS (its default, 30: whole weeks, so
+ * from the Monday of the week 30 days ago), each week in its own partition as the pass creates them. A year of events
+ * in one DEFAULT partition is a shape no deployment running the worker has.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,9 +35,17 @@ const CONNECTIONS = 4;
 const FILLED = ['orders', 'events', 'webhook_deliveries', 'refunds', 'settlements', 'settlement_items', 'chain_logs'];
 
 const orderId = (g: number) => `ord_S${String(g).padStart(19, '0')}`;
+/** EVENT_RETENTION_DAYS at its default (src/config.ts). */
+const RETENTION_DAYS = 30;
+/** The first instant the retention pass keeps: the Monday 00:00 UTC of the week holding now − retention. */
+const KEPT_FROM = `(week_of(now() - interval '${RETENTION_DAYS} days')::timestamp at time zone 'UTC')`;
 
 /** One INSERT … SELECT per table; $P the platform, $N the number of orders, $T the template order, $W the endpoint. */
 export const SEED = (P: string, N: number, T: string, W: string) => [
+  // The kept weeks' partitions, which the retention pass created one by one as the year went (modules/retention).
+  ['partitions', `select week_partition(t.parent, t.key, m::date)
+    from (values ('events', 'created_at'), ('webhook_deliveries', 'event_created_at'), ('webhook_attempts', 'attempted_at'), ('request_logs', 'created_at')) t(parent, key)
+    cross join generate_series(week_of(now() - interval '${RETENTION_DAYS} days'), week_of(now()), interval '7 days') m`],
   ['merchants', `insert into merchants (id, platform_id, external_id, name, merchant_wallet, chain_id, reserve_bps)
     select 'mch_s' || g, '${P}', 'sext_' || g, 'Merchant ' || g, t.merchant_wallet, t.chain_id, 1000
     from generate_series(1, 500) g cross join (select * from orders where id = '${T}') t`],
@@ -57,7 +71,7 @@ export const SEED = (P: string, N: number, T: string, W: string) => [
       when g % 100 = 3 then 'refunded' when g % 100 < 6 then 'partially_refunded' else 'confirmed' end as state) s0
     cross join lateral (select s0.state, s0.state not in ('pending_payment', 'expired') as paid,
       case s0.state when 'refunded' then 10000000 when 'partially_refunded' then 500000 else 0 end as refunded,
-      s0.state in ('confirmed', 'partially_refunded') and c.created < now() - interval '8 days' as settled) s`],
+      s0.state in ('confirmed', 'partially_refunded') and c.created + interval '7 days 2 minutes' < now() - interval '1 minute' as settled) s`],
   ['refunds', `insert into refunds (id, platform_id, order_id, merchant_external_id, amount, state, reserve_portion, funding_required, onchain_id, to_address, pay_to,
       eip712, signature, deadline_at, tx_hash, created_at, completed_at)
     select 're_' || substr(o.id, 5), o.platform_id, o.id, o.merchant_external_id, o.refunded_amount, 'completed', least(o.refunded_amount, 940000), 0,
@@ -82,10 +96,10 @@ export const SEED = (P: string, N: number, T: string, W: string) => [
     from orders o cross join lateral (select jsonb_build_object('object', to_jsonb(o) - 'eip712' - 'signature') as body offset 0) b
     cross join lateral (values ('c', 'order.created', o.created_at), ('p', 'order.paid', o.paid_at), ('f', 'order.confirmed', o.confirmed_at),
       ('x', 'order.expired', case when o.state = 'expired' then o.deadline_at end)) e(k, type, at)
-    where o.platform_id = '${P}' and o.id like 'ord\\_S%' and e.at is not null
+    where o.platform_id = '${P}' and o.id like 'ord\\_S%' and o.created_at >= ${KEPT_FROM} - interval '1 day' and e.at >= ${KEPT_FROM}
     union all
     select 'evt_r' || substr(r.id, 5), r.platform_id, 'refund.completed', jsonb_build_object('object', to_jsonb(r) - 'eip712' - 'signature'), r.completed_at
-    from refunds r where r.platform_id = '${P}'`],
+    from refunds r where r.platform_id = '${P}' and r.completed_at >= ${KEPT_FROM}`],
   ['webhook_deliveries', `insert into webhook_deliveries (id, event_id, event_created_at, endpoint_id, platform_id, state, attempts, next_attempt_at, last_status, delivered_at, created_at)
     select 'dlv_' || substr(e.id, 5), e.id, e.created_at, '${W}', e.platform_id, 'succeeded', 1, e.created_at, 200, e.created_at + interval '1 second', e.created_at
     from events e where e.platform_id = '${P}' and e.id like 'evt\\_%'`],
@@ -204,6 +218,8 @@ async function explain(svc: ServiceHandle, n: number) {
   const P = svc.platformId;
   const o = (await c.query(`select id, onchain_id, created_at from orders where id = $1`, [orderId(Math.ceil(n / 3))])).rows[0];
   const mid = (await c.query(`select id, created_at from orders where id = $1`, [orderId(Math.floor(n / 2))])).rows[0];
+  // A value, as getBalance passes it (a subquery would hide the one-day range from the planner).
+  const closedUntil = (await c.query(`select closed_until from balance_closings where platform_id = $1`, [P])).rows[0]?.closed_until ?? new Date(0);
   const specs: [string, string, unknown[]][] = [
     ['get order', `select * from orders where platform_id = $1 and id = $2`, [P, o.id]],
     ['list first page', `select * from orders where platform_id = $1 order by created_at desc, id desc limit 21`, [P]],
@@ -213,6 +229,11 @@ async function explain(svc: ServiceHandle, n: number) {
     ['list events', `select * from events where platform_id = $1 order by created_at desc, id desc limit 21`, [P]],
     ['timeline: events about', `select e.id from events e where e.platform_id = $1 and ((e.data->'object'->>'id') = any($2::text[]) or (e.data->'object'->>'order_id') = any($2::text[])) order by e.created_at, e.id limit 500`, [P, [o.id]]],
     ['timeline: chain logs', `select tx_hash from chain_logs where onchain_id = any($1::text[]) or onchain_id = any($2::text[]) order by block_number, log_index limit 500`, [[o.onchain_id.toLowerCase()], [o.onchain_id]]],
+    ['balance: reserves held', `select o.merchant_external_id, sum(o.reserve_remaining), sum(o.reserve_remaining) filter (where o.reserve_release_at <= c.last_block_time),
+      min(o.reserve_release_at) filter (where o.reserve_release_at > c.last_block_time) from orders o left join chain_cursors c on c.chain_id = o.chain_id
+      where o.platform_id = $1 and o.reserve_remaining > 0 group by o.merchant_external_id`, [P]],
+    ['balance: paid since the closing', `select merchant_external_id, sum(amount), sum(platform_fee), sum(reserve_hold) from orders
+      where platform_id = $1 and paid_at is not null and paid_at >= $2 group by merchant_external_id`, [P, closedUntil]],
     ['timeline: settlements', `select s.id from settlement_items i join settlements s on s.id = i.settlement_id where i.order_id = any($1::text[]) order by s.created_at limit 200`, [[o.id]]],
   ];
   const out = [];
