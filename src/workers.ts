@@ -65,8 +65,9 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
   }));
   // Settlement: release reserves whose on-chain hold (OrderPaid.releaseAfter) has passed, in batches of up to 100.
   workers.push(every('settlement', 60_000, () => services.settlements.runOnce()));
-  // Balance closings: sums of payments and refunds before the indexed chain day, so balance reads never sum all history (docs/balances.md).
-  workers.push(every('balance-closings', 60_000, () => services.balance.closeAll()));
+  // Balance closings: sums of payments and refunds before the indexed chain time's minute, so a balance read sums
+  // only the last minute or two live, whatever the payment rate (docs/balances.md).
+  workers.push(every('balance-closings', 15_000, () => services.balance.closeAll()));
   // Webhooks run their own loop: it must not wait for a slow endpoint's attempt before claiming more.
   // The indexer pokes it after each commit that wrote outbox rows (wired in services.ts): a confirmation's
   // webhook does not wait for the next poll (bench: −0.5 s at p50).

@@ -3,7 +3,7 @@ import { closeBalances } from './close-balances.js';
 import { balanceRepo } from './repo.js';
 
 /**
- * The balance-closings worker's pass (src/workers.ts): moves every platform's closing point up to the day the
+ * The balance-closings worker's pass (src/workers.ts): moves every platform's closing point up to the minute the
  * indexed chain time has reached. Reads never write: they sum the closed part and whatever lies after the closing
  * point, so they stay correct when this worker lags or does not run (only slower: the live part is longer).
  * Several instances may run it at once; the closing row's lock makes each window close once.

@@ -1,10 +1,11 @@
 import type { Db, Executor } from '../../db/client.js';
 import { balanceRepo } from './repo.js';
 
-const DAY_MS = 86_400_000;
+/** Closing points fall on whole minutes: the live part a read sums is the last minute or two of payments and refunds. */
+const STEP_MS = 60_000;
 
 /**
- * Moves the platform's closing point up to the start of the UTC day that the indexed chain time of every chain has
+ * Moves the platform's closing point up to the start of the minute that the indexed chain time of every chain has
  * reached, adding the payments and refunds in between to the closed sums (migration 016). Payments and refunds
  * carry their block time and the indexer applies blocks in order, so nothing can still arrive before that point.
  * Cheap when there is nothing to close (one indexed read); otherwise one transaction holding the closing row's
@@ -14,7 +15,7 @@ const DAY_MS = 86_400_000;
 export async function closeBalances(db: Db, platformId: string): Promise<void> {
   const { indexed, closed } = await balanceRepo.closingState(db, platformId);
   if (indexed === null) return;
-  const target = new Date(Math.floor(indexed.getTime() / DAY_MS) * DAY_MS);
+  const target = new Date(Math.floor(indexed.getTime() / STEP_MS) * STEP_MS);
   if (closed !== null && closed >= target) return;
   await db.transaction().execute(async (tx) => {
     const from = await balanceRepo.lockClosing(tx, platformId);

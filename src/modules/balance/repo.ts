@@ -34,8 +34,10 @@ export const balanceRepo = {
 
   /**
    * Everything GET /v1/balance sums: the closed sums, payments and refunds since the closing point `since` (read in
-   * the same snapshot, see get-balance.ts), and the reserve still held with what the indexed chain time (the
-   * cursor block's time) lets go. `since` is a value, not a subquery, so the planner sees a one-day index range.
+   * the same snapshot, see get-balance.ts), and the reserve still held (balance_reserves, kept by a trigger on orders,
+   * migration 038) with what the indexed chain time (the cursor block's time) lets go and when the next hold ends:
+   * per merchant an index range up to the chain time and one index probe past it, so neither grows with the number
+   * of orders inside their hold. `since` is a value, not a subquery, so the planner sees a short index range.
    */
   balanceParts: async (db: Executor, p: string, since: Date, m?: string) => (await sql<BalancePartRow>`
     select 'closed' as src, merchant_id, gross, platform_fees, reserve_hold, refunded_from_reserve as from_reserve,
@@ -51,12 +53,15 @@ export const balanceRepo = {
       from refunds where platform_id = ${p} and state = 'completed' and completed_at >= ${since} ${merchantIs('merchant_external_id', m)}
       group by merchant_external_id
     union all
-    select 'reserves', o.merchant_external_id, null, null, null, null, null, sum(o.reserve_remaining),
-           coalesce(sum(o.reserve_remaining) filter (where o.reserve_release_at <= c.last_block_time), 0),
-           min(o.reserve_release_at) filter (where c.last_block_time is null or o.reserve_release_at > c.last_block_time), null
-      from orders o left join chain_cursors c on c.chain_id = o.chain_id
-      where o.platform_id = ${p} and o.reserve_remaining > 0 ${merchantIs('o.merchant_external_id', m)}
-      group by o.merchant_external_id
+    select 'reserves', r.merchant_id, null, null, null, null, null, r.held, rel.releasable, nxt.at, null
+      from balance_reserves r left join chain_cursors c on c.chain_id = r.chain_id
+      cross join lateral (select coalesce(sum(o.reserve_remaining), 0) as releasable from orders o
+        where o.platform_id = r.platform_id and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id
+          and o.reserve_remaining > 0 and o.reserve_release_at <= c.last_block_time) rel
+      cross join lateral (select min(o.reserve_release_at) as at from orders o
+        where o.platform_id = r.platform_id and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id
+          and o.reserve_remaining > 0 and o.reserve_release_at > coalesce(c.last_block_time, '-infinity'::timestamptz)) nxt
+      where r.platform_id = ${p} and r.held > 0 ${merchantIs('r.merchant_id', m)}
     union all
     select 'authorized', merchant_external_id, null, null, null, null, null, null, null, null, sum(amount_authorized)
       from orders where platform_id = ${p} and state = 'authorized' ${merchantIs('merchant_external_id', m)}
