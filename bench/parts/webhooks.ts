@@ -5,6 +5,8 @@
  * DEFAULT_PER_ENDPOINT per endpoint, polled every second and whenever an attempt finishes) until every
  * delivery has succeeded. Before each, a bare keep-alive client posts as many bodies to the same receiver (the limit).
  * A platform may have 16 endpoints, so 100 endpoints are spread over 7 platforms.
+ * BENCH_PROFILE=<dir>: both sides run under V8's CPU profiler; each row gets the CPU microseconds per delivery by
+ * category (http client, pg driver, hmac, json, gc, the webhooks module…) and the raw profiles go to <dir>.
  */
 import { createLogger } from '../../src/lib/logger.js';
 import { emitEvents, type EmitManyInput } from '../../src/modules/events/emit-many.js';
@@ -14,6 +16,7 @@ import { claimRepo } from '../../src/modules/webhooks/repo.js';
 import { createHarness, type Harness } from '../../test/helpers/harness.js';
 import { freshLocation, openLocation, type DbKind } from '../lib/db.js';
 import { startReceiver, type Receiver } from '../lib/receiver.js';
+import { profileWhile, type ProfileBreakdown } from '../lib/profile.js';
 import { loadAvg, log, round, sleep } from '../lib/util.js';
 
 const PER_PLATFORM = 16;
@@ -75,10 +78,10 @@ function timeRepo() {
     stats.claims++; stats.claimed += rows.length; stats.claim_ms += performance.now() - t;
     return rows;
   };
-  claimRepo.finishSucceededMany = async (db, a) => {
+  claimRepo.finishSucceededMany = async (db, rows) => {
     const t = performance.now();
-    const done = await finishSucceededMany(db, a);
-    stats.commits++; stats.committed += a.id.length; stats.commit_ms += performance.now() - t;
+    const done = await finishSucceededMany(db, rows);
+    stats.commits++; stats.committed += rows.length; stats.commit_ms += performance.now() - t;
     return done;
   };
   return {
@@ -116,27 +119,34 @@ async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, del
       await h.db.transaction().execute((tx) => emitEvents(tx, batch));
     }
     const total = events * endpoints;
-    const limit = await bareClient(receiver, endpoints, total);
+    const dir = process.env.BENCH_PROFILE;
+    const profiled = <T>(name: string, fn: () => Promise<T>, per: () => number) =>
+      dir ? profileWhile(fn, per, `${dir}/${kind}-${endpoints}-${name}.cpuprofile`) : fn().then((result) => ({ result, us_per_unit: null as ProfileBreakdown | null }));
+    const bare = await profiled('bare', () => bareClient(receiver, endpoints, total), () => total);
+    const limit = bare.result;
     await receiver.call('reset');
     const timing = timeRepo();
     const cpu = process.cpuUsage();
     const deliverer = createWebhookDeliverer({ db: h.db, config: h.config, logger: createLogger('silent', 'devnet'), secrets: h.services.webhookSecrets });
     const started = performance.now();
-    deliverer.start(1_000);
     let done = 0;
-    const until = Date.now() + 120_000;
-    while (Date.now() < until) {
-      await sleep(100);
-      if ((await receiver.call<number>('count')) < total) continue;
-      done = Number((await h.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<string>().as('n')).where('state', '=', 'succeeded').executeTakeFirstOrThrow()).n);
-      if (done >= total) break;
-    }
+    const run = await profiled('deliverer', async () => {
+      deliverer.start(1_000);
+      const until = Date.now() + 120_000;
+      while (Date.now() < until) {
+        await sleep(100);
+        if ((await receiver.call<number>('count')) < total) continue;
+        done = Number((await h.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<string>().as('n')).where('state', '=', 'succeeded').executeTakeFirstOrThrow()).n);
+        if (done >= total) break;
+      }
+    }, () => done);
     const seconds = (performance.now() - started) / 1000;
     await deliverer.stop();
     const used = process.cpuUsage(cpu);
     const breakdown = { ...timing.stop(), bench_cpu_pct: round((used.user + used.system) / 10_000 / seconds, 0) };
     const perS = round(done / seconds, 0)!;
-    return { db: kind, endpoints, deliveries: done, seconds: round(seconds, 2)!, per_s: perS, limit, ratio: round(perS / limit.per_s, 2), breakdown, load_avg: loadAvg() };
+    const cpu_us_per_delivery = run.us_per_unit ? { deliverer: run.us_per_unit, bare_client: bare.us_per_unit } : undefined;
+    return { db: kind, endpoints, deliveries: done, seconds: round(seconds, 2)!, per_s: perS, limit, ratio: round(perS / limit.per_s, 2), breakdown, cpu_us_per_delivery, load_avg: loadAvg() };
   } finally {
     await h.close();
     await loc.dispose();
@@ -153,6 +163,7 @@ export async function benchWebhooks(o: { dbs: DbKind[]; deliveries?: number }) {
         rows.push(await scenario(kind, receiver, endpoints, o.deliveries ?? 5000));
         const row = rows.at(-1)!;
         log(`  ${row.deliveries} deliveries in ${row.seconds} s (${row.per_s}/s; bare ${row.limit.per_s}/s, ratio ${row.ratio}) ${JSON.stringify(row.breakdown)}`);
+        if (row.cpu_us_per_delivery) log(`  CPU µs per delivery: ${JSON.stringify(row.cpu_us_per_delivery)}`);
       }
     }
   } finally {

@@ -1,7 +1,7 @@
-import { claimDue } from './claim.js';
+import { claimDue, type ReadyJob } from './claim.js';
 import { deliverOne } from './deliver-one.js';
 import type { DelivererCtx } from './deliverer-context.js';
-import { claimRepo, type ClaimedJob } from './repo.js';
+import { claimRepo } from './repo.js';
 
 /**
  * The running loop leases this many times what it may send at once (per endpoint and in all), so the next
@@ -13,7 +13,7 @@ export const CLAIM_AHEAD = 4;
 /** A claimed row is sent only while its lease outlasts a whole attempt by this much; else it is left to lapse. */
 const LEASE_MARGIN_MS = 5_000;
 
-type Leased = { job: ClaimedJob; leaseEndsAt: number; done: () => void };
+type Leased = { job: ReadyJob; leaseEndsAt: number; done: () => void };
 
 /**
  * The instance's leased deliveries: queued (claimed, not sent yet), sending (at most ctx.concurrency, and
@@ -23,24 +23,25 @@ type Leased = { job: ClaimedJob; leaseEndsAt: number; done: () => void };
  * serialised within the instance so two callers never count the same free room. `freed` runs whenever a lease
  * ends here.
  */
-// long: one closure over the queue, the sending counts and the leases; each inner function is short
+// long: one closure over the queues, the sending counts and the leases; each inner function is short
 export function createAttemptPool(ctx: DelivererCtx, freed: () => void) {
-  const queue: Leased[] = [];
+  /** Queued per endpoint, in claim order; endpoints in the order they are served next (round robin). */
+  const queues = new Map<string, Leased[]>();
   const sendingTo = new Map<string, number>();
   let sending = 0;
   const leased = new Set<Promise<void>>();
   let claiming: Promise<unknown> = Promise.resolve();
 
+  /** Starts what the caps allow: each endpoint with room, in turn; one served goes to the back of the line. */
   function pump() {
     if (ctx.stopping()) return; // what is queued is given back by drain
-    for (let i = 0; i < queue.length && sending < ctx.concurrency;) {
-      const l = queue[i]!;
-      if ((sendingTo.get(l.job.endpoint_id) ?? 0) >= ctx.perEndpoint) {
-        i++;
-        continue;
-      }
-      queue.splice(i, 1);
-      send(l);
+    for (const [ep, q] of queues) {
+      if (sending >= ctx.concurrency) return;
+      const room = ctx.perEndpoint - (sendingTo.get(ep) ?? 0);
+      if (room <= 0) continue;
+      for (const l of q.splice(0, Math.min(room, ctx.concurrency - sending))) send(l);
+      queues.delete(ep);
+      if (q.length > 0) queues.set(ep, q);
     }
   }
 
@@ -80,7 +81,9 @@ export function createAttemptPool(ctx: DelivererCtx, freed: () => void) {
           freed();
         });
         leased.add(p);
-        queue.push({ job, leaseEndsAt, done });
+        const q = queues.get(job.endpoint_id);
+        if (q) q.push({ job, leaseEndsAt, done });
+        else queues.set(job.endpoint_id, [{ job, leaseEndsAt, done }]);
         return p;
       });
       pump();
@@ -98,7 +101,8 @@ export function createAttemptPool(ctx: DelivererCtx, freed: () => void) {
     /** Waits for the claim in progress, gives back the leases of rows never sent and waits for every attempt in flight (recorded). */
     async drain() {
       await claiming;
-      const unsent = queue.splice(0);
+      const unsent = [...queues.values()].flat();
+      queues.clear();
       if (unsent.length > 0) {
         await claimRepo.release(ctx.db, unsent.map((l) => l.job.id), unsent.map((l) => l.job.lease_token))
           .catch((err) => ctx.log.warn({ err, deliveries: unsent.length }, 'could not give back unsent webhook leases; they lapse'));

@@ -1,15 +1,11 @@
-import { eventBody } from '../events/service.js';
 import type { DelivererCtx } from './deliverer-context.js';
 import { recordDurably } from './record-attempt.js';
+import type { ReadyJob } from './claim.js';
 import type { ClaimedJob } from './repo.js';
 import { postWebhook } from './send.js';
 import { signatureHeader, standardSignatureHeader } from './sign.js';
 
 export const USER_AGENT = 'Trisettle-Webhooks/1';
-
-/** The same bytes for every attempt of every delivery of an event (events/serialize.ts is the one shape). */
-const bodyOf = (job: ClaimedJob): string =>
-  JSON.stringify(eventBody({ id: job.event_id, type: job.event_type, created_at: job.event_created_at, data: job.event_data as never }));
 
 /** The current secret, and the previous one while it is still valid after a roll (both sign). */
 function secretsOf(ctx: DelivererCtx, job: ClaimedJob, now: Date): string[] {
@@ -37,11 +33,11 @@ function headersOf(job: ClaimedJob, secrets: string[], timestamp: number, body: 
  * once the POST has its outcome, before it is recorded: the sending slot is free then, the lease is not (it ends
  * with the committed outcome).
  */
-export async function deliverOne(ctx: DelivererCtx, job: ClaimedJob, leaseEndsAt: number, answered: () => void = () => {}): Promise<void> {
+export async function deliverOne(ctx: DelivererCtx, job: ReadyJob, leaseEndsAt: number, answered: () => void = () => {}): Promise<void> {
   const attemptedAt = ctx.clock.now();
   let result;
   try {
-    const body = bodyOf(job);
+    const body = job.body;
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     result = await postWebhook({
       url: job.url, body, timeoutMs: ctx.timeoutMs, policy: ctx.policy, resolve: ctx.resolve, agent: ctx.agents.of(job.endpoint_id, job.url),

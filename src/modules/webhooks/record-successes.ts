@@ -1,9 +1,10 @@
 import type { Db } from '../../db/client.js';
 import type { Logger } from '../../lib/logger.js';
-import { claimRepo, type ClaimedJob } from './repo.js';
+import { claimRepo, successRow, type ClaimedJob } from './repo.js';
 import { detailOf, type SendResult } from './send.js';
 
-type Item = { job: ClaimedJob; attemptedAt: Date; result: SendResult; leaseEndsAt: number; resolve: (o: 'succeeded' | 'lease_lost') => void; reject: (err: unknown) => void };
+/** An answered attempt waiting for its group commit: its row already serialised (repo.ts successRow). */
+type Item = { id: string; row: string; leaseEndsAt: number; resolve: (o: 'succeeded' | 'lease_lost') => void; reject: (err: unknown) => void };
 
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2_000;
@@ -30,11 +31,8 @@ export function createSuccessRecorder(db: Db, log: Logger, stopping: () => boole
     for (let waitMs = RETRY_FIRST_MS; batch.length > 0; waitMs = Math.min(waitMs * 2, RETRY_MAX_MS)) {
       try {
         // One statement (atomic on its own): no BEGIN and COMMIT round trips around it.
-        const recorded = await claimRepo.finishSucceededMany(db, {
-          id: batch.map((i) => i.job.id), token: batch.map((i) => i.job.lease_token), status: batch.map((i) => i.result.status!),
-          attemptedAt: batch.map((i) => i.attemptedAt), durationMs: batch.map((i) => i.result.durationMs), detail: batch.map((i) => detailOf(i.result)),
-        });
-        for (const i of batch) i.resolve(recorded.has(i.job.id) ? 'succeeded' : 'lease_lost');
+        const recorded = await claimRepo.finishSucceededMany(db, batch.map((i) => i.row));
+        for (const i of batch) i.resolve(recorded.has(i.id) ? 'succeeded' : 'lease_lost');
         return;
       } catch (err) {
         const live = stopping() ? [] : batch.filter((i) => Date.now() + waitMs < i.leaseEndsAt);
@@ -67,7 +65,8 @@ export function createSuccessRecorder(db: Db, log: Logger, stopping: () => boole
     /** Resolves once the attempt is recorded: 'lease_lost' when another instance owns the row now. */
     record(job: ClaimedJob, attemptedAt: Date, result: SendResult, leaseEndsAt: number): Promise<'succeeded' | 'lease_lost'> {
       return new Promise((resolve, reject) => {
-        queue.push({ job, attemptedAt, result, leaseEndsAt, resolve, reject });
+        const row = successRow({ id: job.id, token: job.lease_token, status: result.status!, attemptedAt, durationMs: result.durationMs, ...detailOf(result) });
+        queue.push({ id: job.id, row, leaseEndsAt, resolve, reject });
         kick();
       });
     },

@@ -56,6 +56,23 @@ export type SendOptions = {
 
 const MAX_DRAIN_BYTES = 64 * 1024;
 
+/** URLs already judged by parseWebhookUrl, per policy: the verdict on a string never changes (names are judged at connect). */
+const judged = new WeakMap<UrlPolicy, Map<string, URL>>();
+const MAX_JUDGED = 1_000;
+
+/** parseWebhookUrl, remembered: a delivery run posts to the same few URLs thousands of times. */
+function judgedUrl(raw: string, policy: UrlPolicy): URL {
+  let urls = judged.get(policy);
+  if (!urls) judged.set(policy, (urls = new Map()));
+  let url = urls.get(raw);
+  if (url === undefined) {
+    url = parseWebhookUrl(raw, policy);
+    if (urls.size >= MAX_JUDGED) urls.clear();
+    urls.set(raw, url);
+  }
+  return url;
+}
+
 function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
   if (timedOut) return `timeout: no response within ${timeoutMs} ms`;
   if (err instanceof UnsafeUrlError) return `blocked: ${err.message}`;
@@ -75,8 +92,12 @@ function readAnswer(res: http.IncomingMessage, durationMs: number, finish: (r: A
     : `HTTP ${status}`;
   const chunks: Buffer[] = [];
   let seen = 0;
+  let reported = false;
+  // Called by whichever of the first 4 KB, 'end' and 'close' comes first: the answer is built once.
   const done = () => {
-    const responseBody = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8').replace(/\u0000/g, '');
+    if (reported) return;
+    reported = true;
+    const responseBody = chunks.length === 0 ? '' : Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8').replace(/\u0000/g, '');
     finish({ status, error, retryAfterMs: parseRetryAfter(res.headers['retry-after']), responseHeaders: headersOf(res.headers), responseBody }, durationMs);
   };
   res.on('data', (chunk: Buffer) => {
@@ -104,7 +125,7 @@ export function postWebhook(o: SendOptions): Promise<SendResult> {
   const elapsed = () => Math.round(performance.now() - started);
   let url: URL;
   try {
-    url = parseWebhookUrl(o.url, o.policy);
+    url = judgedUrl(o.url, o.policy);
   } catch (err) {
     return Promise.resolve({
       status: null, error: describe(err, false, o.timeoutMs), retryAfterMs: null, durationMs: elapsed(),
