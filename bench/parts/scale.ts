@@ -85,16 +85,19 @@ export const SEED = (P: string, N: number, T: string, W: string) => [
   ['settlement_items', `insert into settlement_items (settlement_id, order_id, platform_id, amount, released_amount, state)
     select settlement_id, id, platform_id, reserve_hold - least(refunded_amount, 940000), reserve_hold - least(refunded_amount, 940000), 'released'
     from orders where platform_id = '${P}' and settlement_id is not null`],
-  // What the trigger on orders keeps (migration 038; triggers are off while seeding): the reserve held per merchant.
-  ['balance_reserves', `insert into balance_reserves (platform_id, merchant_id, chain_id, held)
-    select platform_id, merchant_external_id, chain_id, sum(reserve_remaining) from orders
+  // What the trigger on orders keeps (migration 038; triggers are off while seeding): the reserve held per merchant
+  // and its earliest hold end.
+  ['balance_reserves', `insert into balance_reserves (platform_id, merchant_id, chain_id, held, first_release_at)
+    select platform_id, merchant_external_id, chain_id, sum(reserve_remaining), min(reserve_release_at) from orders
     where platform_id = '${P}' and reserve_remaining > 0 group by platform_id, merchant_external_id, chain_id`],
   ['chain_logs', `insert into chain_logs (chain_id, tx_hash, log_index, block_number, block_hash, event_name, onchain_id, event_key)
     select chain_id, tx_hash, 1, block_number, '0x' || md5(id) || md5('h' || id), 'OrderPaid', onchain_id, 'OrderPaid:' || lower(onchain_id)
     from orders where platform_id = '${P}' and paid_at is not null and id like 'ord\\_S%'`],
+  // The indexed chain time is the year's last instant (the orders statement's now(), its newest order): the settlement
+  // worker's minute is then the only reserve past its hold, as in a running deployment, however long the seed took.
   ['chain_cursors', `insert into chain_cursors (chain_id, last_block, last_block_hash, last_block_time)
-    select chain_id, ${N}, '0x', now() from orders where id = '${T}'
-    on conflict (chain_id) do update set last_block = excluded.last_block, last_block_time = now()`],
+    select t.chain_id, ${N}, '0x', (select max(created_at) from orders where platform_id = '${P}') from orders t where t.id = '${T}'
+    on conflict (chain_id) do update set last_block = excluded.last_block, last_block_time = excluded.last_block_time`],
   ['events', `insert into events (id, platform_id, type, data, created_at)
     select 'evt_' || e.k || substr(o.id, 6), o.platform_id, e.type, b.body, e.at
     from orders o cross join lateral (select jsonb_build_object('object', to_jsonb(o) - 'eip712' - 'signature') as body offset 0) b
@@ -233,12 +236,13 @@ async function explain(svc: ServiceHandle, n: number) {
     ['list events', `select * from events where platform_id = $1 order by created_at desc, id desc limit 21`, [P]],
     ['timeline: events about', `select e.id from events e where e.platform_id = $1 and ((e.data->'object'->>'id') = any($2::text[]) or (e.data->'object'->>'order_id') = any($2::text[])) order by e.created_at, e.id limit 500`, [P, [o.id]]],
     ['timeline: chain logs', `select tx_hash from chain_logs where onchain_id = any($1::text[]) or onchain_id = any($2::text[]) order by block_number, log_index limit 500`, [[o.onchain_id.toLowerCase()], [o.onchain_id]]],
-    ['balance: reserves held', `select r.merchant_id, r.held, rel.releasable, nxt.at from balance_reserves r left join chain_cursors c on c.chain_id = r.chain_id
-      cross join lateral (select coalesce(sum(o.reserve_remaining), 0) as releasable from orders o where o.platform_id = r.platform_id
-        and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id and o.reserve_remaining > 0 and o.reserve_release_at <= c.last_block_time) rel
-      cross join lateral (select min(o.reserve_release_at) as at from orders o where o.platform_id = r.platform_id and o.merchant_external_id = r.merchant_id
-        and o.chain_id = r.chain_id and o.reserve_remaining > 0 and o.reserve_release_at > coalesce(c.last_block_time, '-infinity'::timestamptz)) nxt
-      where r.platform_id = $1 and r.held > 0`, [P]],
+    ['balance: reserves held', `select r.merchant_id, r.held,
+        case when r.first_release_at <= c.last_block_time then (select coalesce(sum(o.reserve_remaining), 0) from orders o where o.platform_id = r.platform_id
+          and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id and o.reserve_remaining > 0 and o.reserve_release_at <= c.last_block_time) else 0 end,
+        case when c.last_block_time is null or r.first_release_at > c.last_block_time then r.first_release_at else (select min(o.reserve_release_at) from orders o
+          where o.platform_id = r.platform_id and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id and o.reserve_remaining > 0
+            and o.reserve_release_at > c.last_block_time) end
+      from balance_reserves r left join chain_cursors c on c.chain_id = r.chain_id where r.platform_id = $1 and r.held > 0`, [P]],
     ['balance: paid since the closing', `select merchant_external_id, sum(amount), sum(platform_fee), sum(reserve_hold) from orders
       where platform_id = $1 and paid_at is not null and paid_at >= $2 group by merchant_external_id`, [P, closedUntil]],
     ['timeline: settlements', `select s.id from settlement_items i join settlements s on s.id = i.settlement_id where i.order_id = any($1::text[]) order by s.created_at limit 200`, [[o.id]]],

@@ -65,10 +65,10 @@ describe('migration 038 (reserve held per merchant)', () => {
         include (reserve_remaining, reserve_release_at, chain_id) where reserve_remaining > 0`).execute(h.db);
     await pay(h, c, new Date('2026-05-01T02:00:00Z')); // paid while nothing kept the sum
     await sql.raw(readFileSync(FILE_038, 'utf8')).execute(h.db);
-    const held = async () => (await sql<{ m: string; held: string }>`select merchant_id as m, held::text as held from balance_reserves
-      where platform_id = ${p.platformId} order by 1`.execute(h.db)).rows;
-    const recount = async () => (await sql<{ m: string; held: string }>`select merchant_external_id as m, sum(reserve_remaining)::text as held from orders
-      where platform_id = ${p.platformId} group by 1 order by 1`.execute(h.db)).rows;
+    const held = async () => (await sql<{ m: string; held: string; first: Date }>`select merchant_id as m, held::text as held, first_release_at as first
+      from balance_reserves where platform_id = ${p.platformId} order by 1`.execute(h.db)).rows;
+    const recount = async () => (await sql<{ m: string; held: string; first: Date }>`select merchant_external_id as m, sum(reserve_remaining)::text as held,
+      min(reserve_release_at) as first from orders where platform_id = ${p.platformId} group by 1 order by 1`.execute(h.db)).rows;
     expect(await held()).toEqual(await recount());
     expect((await held()).map((r) => r.held).sort()).toEqual(['2820000', '470000'].sort()); // 9.40 % and 4.70 % of what each merchant was paid
     await sql`update orders set reserve_remaining = reserve_remaining - 100000 where id = ${a.id}`.execute(h.db);

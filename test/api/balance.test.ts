@@ -89,12 +89,12 @@ describe('GET /v1/balance', () => {
 
   it('keeps the held reserve per merchant (balance_reserves, moved by a trigger on orders) equal to a recount of the orders', async () => {
     const recount = async () => {
-      const kept = await sql<{ m: string; held: string }>`select merchant_id as m, held::text as held from balance_reserves
-        where platform_id = ${p.platformId} and held <> 0 order by 1`.execute(h.db);
-      const orders = await sql<{ m: string; held: string }>`select merchant_external_id as m, sum(reserve_remaining)::text as held from orders
-        where platform_id = ${p.platformId} and reserve_remaining > 0 group by 1 order by 1`.execute(h.db);
+      const kept = await sql<{ m: string; held: string; first: Date }>`select merchant_id as m, held::text as held, first_release_at as first
+        from balance_reserves where platform_id = ${p.platformId} and held <> 0 order by 1`.execute(h.db);
+      const orders = await sql<{ m: string; held: string; first: Date }>`select merchant_external_id as m, sum(reserve_remaining)::text as held,
+        min(reserve_release_at) as first from orders where platform_id = ${p.platformId} and reserve_remaining > 0 group by 1 order by 1`.execute(h.db);
       expect(kept.rows).toEqual(orders.rows);
-      return kept.rows;
+      return kept.rows.map(({ m, held }) => ({ m, held }));
     };
     // After payments, refunds from the reserve, a release and a refused release (the tests above): D's 2.82 is left.
     expect(await recount()).toEqual([{ m: m1.external_id, held: '2820000' }]);
@@ -102,6 +102,14 @@ describe('GET /v1/balance', () => {
     await sql`update orders set reserve_remaining = 3700000 where id = ${o.B.id}`.execute(h.db);
     expect(await recount()).toEqual([{ m: m1.external_id, held: '6520000' }]);
     expect((await get('/v1/balance')).body).toMatchObject({ reserve_held: '6.52', reserve_releasable: '6.52' });
+    await sql`update orders set reserve_remaining = 0 where id = ${o.B.id}`.execute(h.db);
+    expect(await recount()).toEqual([{ m: m1.external_id, held: '2820000' }]);
+    // Re-applied in a later block: a new hold end; the earliest follows it both ways.
+    await sql`update orders set reserve_release_at = reserve_release_at + interval '1 day' where id = ${o.D.id}`.execute(h.db);
+    await recount();
+    await sql`update orders set reserve_remaining = 3700000 where id = ${o.B.id}`.execute(h.db);
+    await recount();
+    await sql`update orders set reserve_release_at = reserve_release_at - interval '1 day' where id = ${o.D.id}`.execute(h.db);
     await sql`update orders set reserve_remaining = 0 where id = ${o.B.id}`.execute(h.db);
     expect(await recount()).toEqual([{ m: m1.external_id, held: '2820000' }]);
   });

@@ -11,9 +11,9 @@ export type { LedgerFilter } from './types.js';
  */
 
 type Int = bigint | string | number | null;
-/** One row per merchant and source: closed sums, live payments, live refunds, or reserves held (others null). */
+/** One row per merchant and source: closed sums with the reserve held, live payments, live refunds, or authorized (others null). */
 export type BalancePartRow = {
-  src: 'closed' | 'paid' | 'refunds' | 'reserves' | 'authorized'; merchant_id: string; gross: Int; platform_fees: Int; reserve_hold: Int;
+  src: 'closed' | 'paid' | 'refunds' | 'authorized'; merchant_id: string; gross: Int; platform_fees: Int; reserve_hold: Int;
   from_reserve: Int; from_submitter: Int; held: Int; releasable: Int; next_release_at: Date | string | null; authorized: Int;
 };
 export type LedgerRow = {
@@ -36,14 +36,29 @@ export const balanceRepo = {
    * Everything GET /v1/balance sums: the closed sums, payments and refunds since the closing point `since` (read in
    * the same snapshot, see get-balance.ts), and the reserve still held (balance_reserves, kept by a trigger on orders,
    * migration 038) with what the indexed chain time (the cursor block's time) lets go and when the next hold ends:
-   * per merchant an index range up to the chain time and one index probe past it, so neither grows with the number
-   * of orders inside their hold. `since` is a value, not a subquery, so the planner sees a short index range.
+   * the merchant's earliest hold end as kept, or, where the chain time has passed it (orders not released yet), an
+   * index range up to the chain time and one probe past it. Nothing grows with the number of orders inside their hold.
+   * The closed sums and the reserve come as one row per merchant (one row to read, not two). `since` is a value, not a
+   * subquery, so the planner sees a short index range.
    */
   balanceParts: async (db: Executor, p: string, since: Date, m?: string) => (await sql<BalancePartRow>`
-    select 'closed' as src, merchant_id, gross, platform_fees, reserve_hold, refunded_from_reserve as from_reserve,
-           refunded_from_submitter as from_submitter, null::int8 as held, null::int8 as releasable, null::timestamptz as next_release_at,
+    select 'closed' as src, coalesce(k.merchant_id, r.merchant_id) as merchant_id, k.gross, k.platform_fees, k.reserve_hold,
+           k.refunded_from_reserve as from_reserve, k.refunded_from_submitter as from_submitter, r.held, r.releasable, r.next_release_at,
            null::int8 as authorized
-      from balance_closed_merchants where platform_id = ${p} ${merchantIs('merchant_id', m)}
+      from (select * from balance_closed_merchants where platform_id = ${p} ${merchantIs('merchant_id', m)}) k
+      full join (
+        select r.merchant_id, sum(r.held) as held,
+               sum(case when r.first_release_at <= c.last_block_time then (select coalesce(sum(o.reserve_remaining), 0) from orders o
+                 where o.platform_id = r.platform_id and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id
+                   and o.reserve_remaining > 0 and o.reserve_release_at <= c.last_block_time) else 0 end) as releasable,
+               min(case when c.last_block_time is null or r.first_release_at > c.last_block_time then r.first_release_at
+                 else (select min(o.reserve_release_at) from orders o
+                   where o.platform_id = r.platform_id and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id
+                     and o.reserve_remaining > 0 and o.reserve_release_at > c.last_block_time) end) as next_release_at
+          from balance_reserves r left join chain_cursors c on c.chain_id = r.chain_id
+          where r.platform_id = ${p} and r.held > 0 ${merchantIs('r.merchant_id', m)}
+          group by r.merchant_id
+      ) r on r.merchant_id = k.merchant_id
     union all
     select 'paid', merchant_external_id, sum(${PAID}), sum(platform_fee), sum(reserve_hold), null, null, null, null, null, null
       from orders where platform_id = ${p} and paid_at is not null and paid_at >= ${since} ${merchantIs('merchant_external_id', m)}
@@ -52,16 +67,6 @@ export const balanceRepo = {
     select 'refunds', merchant_external_id, null, null, null, sum(reserve_portion), sum(funding_required), null, null, null, null
       from refunds where platform_id = ${p} and state = 'completed' and completed_at >= ${since} ${merchantIs('merchant_external_id', m)}
       group by merchant_external_id
-    union all
-    select 'reserves', r.merchant_id, null, null, null, null, null, r.held, rel.releasable, nxt.at, null
-      from balance_reserves r left join chain_cursors c on c.chain_id = r.chain_id
-      cross join lateral (select coalesce(sum(o.reserve_remaining), 0) as releasable from orders o
-        where o.platform_id = r.platform_id and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id
-          and o.reserve_remaining > 0 and o.reserve_release_at <= c.last_block_time) rel
-      cross join lateral (select min(o.reserve_release_at) as at from orders o
-        where o.platform_id = r.platform_id and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id
-          and o.reserve_remaining > 0 and o.reserve_release_at > coalesce(c.last_block_time, '-infinity'::timestamptz)) nxt
-      where r.platform_id = ${p} and r.held > 0 ${merchantIs('r.merchant_id', m)}
     union all
     select 'authorized', merchant_external_id, null, null, null, null, null, null, null, null, sum(amount_authorized)
       from orders where platform_id = ${p} and state = 'authorized' ${merchantIs('merchant_external_id', m)}
