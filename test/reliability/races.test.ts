@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { fakeChain, merchant } from '../helpers/factories.js';
 
@@ -116,5 +117,20 @@ describe('different keys competing for one unique value', () => {
     const after = await Promise.all(Array.from({ length: 16 }, (_, i) => h.request('POST', '/v1/orders', { key, body: orderBody(`race-after-${i}`) })));
     expect(after.every((r) => r.status === 401)).toBe(true);
     expect(await h.db.selectFrom('orders').select('id').where('order_no', 'like', 'race-after-%').execute()).toHaveLength(0);
+  });
+});
+
+describe('the relayer\'s day refused by many relays at once', () => {
+  it('raises its alert exactly once, even when the refusals share one clock tick (PGlite\'s now() is per millisecond)', async () => {
+    const { relayRepo } = await import('../../src/modules/relay/repo.js');
+    const day = '2031-03-04';
+    // The day's row exists already (relays reserved on it), so each refusal is a quick update, many to a millisecond.
+    await sql`insert into relayer_budget_days (chain_id, day, reserved_wei) values (84532, ${day}::date, 900)`.execute(h.db);
+    const firsts = await Promise.all(Array.from({ length: 200 }, (_, i) => relayRepo.budgetRefused(h.db, 84532, day, 1000n + BigInt(i))));
+    expect(firsts.filter(Boolean)).toHaveLength(1);
+    const again = await relayRepo.budgetRefused(h.db, 84532, day, 7n);
+    expect(again).toBe(false);
+    const row = (await sql<{ refused: string; alerted: boolean }>`select refused_wei::text as refused, alerted_at is not null as alerted from relayer_budget_days where day = ${day}::date`.execute(h.db)).rows[0]!;
+    expect(row).toEqual({ refused: '7', alerted: true }); // the latest refusal is what the session read compares to
   });
 });

@@ -160,13 +160,17 @@ export const relayRepo = {
     return { reserved: BigInt(b?.reserved ?? '0'), spent: BigInt(b?.spent ?? '0'), refused: b?.refused ? BigInt(b.refused) : null };
   },
 
-  /** A reservation the day could not take: noted (the session read compares its headroom to it); true the first time that day (alert once). */
+  /**
+   * A reservation the day could not take: noted (the session read compares its headroom to it); true for exactly one
+   * caller a day (alert once). The alert is claimed by a conditional update, not by comparing timestamps: two
+   * refusals in the same clock tick (PGlite's clock is coarse) must not both see themselves first, and under
+   * PostgreSQL's read committed the second waits on the row and re-reads `alerted_at` once the first commits.
+   */
   budgetRefused: async (db: Executor, chainId: number, day: string, wei: bigint): Promise<boolean> => {
-    const r = await sql<{ first: boolean }>`
-      insert into relayer_budget_days (chain_id, day, refused_wei, alerted_at) values (${chainId}, ${day}::date, ${wei.toString()}::numeric, now())
-      on conflict (chain_id, day) do update set refused_wei = excluded.refused_wei, alerted_at = coalesce(relayer_budget_days.alerted_at, now())
-      returning (alerted_at = now()) as first`.execute(db);
-    return r.rows[0]?.first ?? false;
+    await sql`insert into relayer_budget_days (chain_id, day, refused_wei) values (${chainId}, ${day}::date, ${wei.toString()}::numeric)
+      on conflict (chain_id, day) do update set refused_wei = excluded.refused_wei`.execute(db);
+    const first = await sql`update relayer_budget_days set alerted_at = now() where chain_id = ${chainId} and day = ${day}::date and alerted_at is null returning 1`.execute(db);
+    return first.rows.length === 1;
   },
 
   /** On a relay's outcome: its reservation leaves the relayer's day, what it really cost joins it. */
