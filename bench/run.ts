@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --only sign,orders,checkout,indexer,webhooks,explain,balance,gasless] [--db pglite,postgres] [--seconds 5]
- *  [--conns 1,16,64] [--logs 10000]`: measures the hot paths, prints a table and writes bench/results.json. Speed is measured
+ *  [--conns 1,16,64] [--logs 10000] [--deliveries 5000]`: measures the hot paths, prints a table and writes bench/results.json. Speed is measured
  * here, never asserted in tests. Whole run ≲ 8 min on the 2-core machine.
  */
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
@@ -17,13 +17,13 @@ import { printTable } from './lib/table.js';
 const PARTS = ['sign', 'orders', 'checkout', 'indexer', 'webhooks', 'explain', 'balance', 'gasless', 'scale'] as const;
 type Part = (typeof PARTS)[number];
 
-const USAGE = `npm run bench [-- --only ${PARTS.join(',')}] [--db pglite,postgres] [--seconds 5] [--conns 1,16,64] [--logs 10000] [--orders 10000000 (scale: PostgreSQL only, not in the default run)]`;
+const USAGE = `npm run bench [-- --only ${PARTS.join(',')}] [--db pglite,postgres] [--seconds 5] [--conns 1,16,64] [--logs 10000] [--deliveries 5000] [--orders 10000000 (scale: PostgreSQL only, not in the default run)]`;
 
 function parseFlags() {
   try {
     return parseArgs({
       options: {
-        only: { type: 'string' }, db: { type: 'string' }, seconds: { type: 'string' }, conns: { type: 'string' }, logs: { type: 'string' }, orders: { type: 'string' },
+        only: { type: 'string' }, db: { type: 'string' }, seconds: { type: 'string' }, conns: { type: 'string' }, logs: { type: 'string' }, deliveries: { type: 'string' }, orders: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -61,6 +61,7 @@ const only = choose('only', flags.only, PARTS, PARTS.filter((p) => p !== 'scale'
 const dbs = choose<DbKind>('db', flags.db, ['pglite', 'postgres'], ['pglite', 'postgres']);
 const seconds = positive('seconds', flags.seconds, 5);
 const logs = positive('logs', flags.logs, 10_000);
+const deliveries = positive('deliveries', flags.deliveries, 5_000);
 const connections = (flags.conns ?? '1,16,64').split(',').map((c) => positive('conns', c, 1));
 const outFile = fileURLToPath(new URL('./results.json', import.meta.url));
 
@@ -106,7 +107,7 @@ if (only.includes('indexer')) {
 }
 if (only.includes('webhooks')) {
   const { benchWebhooks } = await import('./parts/webhooks.js');
-  results.webhooks = await benchWebhooks({ dbs });
+  results.webhooks = await benchWebhooks({ dbs, deliveries });
 }
 if (only.includes('explain')) {
   const { benchExplain } = await import('./parts/explain.js');

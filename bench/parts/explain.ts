@@ -121,7 +121,7 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
       ['events list', (d) => eventsRepo.list(d, P, { limit: 20, cursor: null })],
       ['events list (type, cursor 10k deep)', (d) => eventsRepo.list(d, P, { limit: 20, cursor: { createdAt: emid.created_at, id: emid.id }, type: 'order.confirmed' })],
       ['deliveries of an endpoint', (d) => deliveriesRepo.listForEndpoint(d, P, endpoint, { limit: 20, cursor: null })],
-      ['deliveries due (claim)', (d) => claimRepo.claim(d, { slots: 16, perEndpoint: 3, maxEndpoints: 64, leaseMs: 45_000, token: 'explain' }), true],
+      ['deliveries due (claim)', (d) => claimRepo.claim(d, { slots: 16, perEndpoint: 3, failingPerEndpoint: 1, maxEndpoints: 64, leaseMs: 45_000, token: 'explain' }), true],
       ['pending-deadline sweep', (d) => ordersRepo.lockDue(d, 84532, new Date(), 200), true],
       ['public session read (token hash)', (d) => sessionsRepo.findPublic(d, sha256Hex('cs_live_fill77'))],
       ['order by onchain id (indexer)', (d) => ordersRepo.findByOnchainId(d, '0x' + 'a'.repeat(64))],

@@ -289,6 +289,51 @@ describe('delivery', () => {
     }
   });
 
+  it('four endpoints that time out with backlogs get one POST in flight each: another platform\'s endpoint is not starved', async () => {
+    const p = await h.platform();
+    const other = await h.platform();
+    const slow = await Promise.all([receiver(), receiver(), receiver(), receiver()]);
+    const fast = await receiver();
+    const slowEps: { id: string }[] = [];
+    for (const r of slow) {
+      r.setDefault({ status: 200, delayMs: 4_000 }); // past the 800 ms timeout: each attempt fails
+      slowEps.push(await endpoint(p.secretKey, r.url(), ['order.failed']));
+    }
+    await endpoint(other.secretKey, fast.url(), ['order.confirmed']);
+    for (let i = 0; i < 12; i++) await emit(p.platformId, 'order.failed'); // 12 due to each slow endpoint
+    // 8 in flight, 2 per endpoint: the four slow endpoints take every sending slot at first.
+    const d = deliverer({ timeoutMs: 800, scheduleMs: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0], concurrency: 8, perEndpoint: 2 });
+    d.start(25);
+    try {
+      await Promise.all(slow.map((r) => r.waitFor(2, 3_000)));
+      const sent = Date.now();
+      await emit(other.platformId, 'order.confirmed');
+      await fast.waitFor(1, 3_000);
+      // Once the first attempts time out (800 ms) each slow endpoint is failing: one POST in flight, slots left for
+      // others. Without that, the slow endpoints' retries and claimed-ahead rows took every slot for 2.4 s or more.
+      expect(Date.now() - sent).toBeLessThan(1_600);
+      const failing = await h.db.selectFrom('webhook_endpoints').select('failing_since').where('id', 'in', slowEps.map((e) => e.id)).execute();
+      expect(failing.every((e) => e.failing_since !== null)).toBe(true);
+      // Each slow endpoint's later attempts went one at a time (their retries are due at once: without the
+      // failing lane they would have gone two at a time and kept every slot).
+      const attemptsTo = () => h.db.selectFrom('webhook_attempts').innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
+        .select(['webhook_deliveries.endpoint_id', 'webhook_attempts.attempted_at', 'webhook_attempts.duration_ms'])
+        .where('webhook_deliveries.endpoint_id', 'in', slowEps.map((e) => e.id)).orderBy('webhook_attempts.attempted_at').execute();
+      let attempts = await attemptsTo();
+      for (let t = Date.now(); Date.now() - t < 8_000 && !slowEps.every((ep) => attempts.filter((a) => a.endpoint_id === ep.id).length >= 5); await sleep(100)) attempts = await attemptsTo();
+      for (const ep of slowEps) {
+        const mine = attempts.filter((a) => a.endpoint_id === ep.id).slice(2); // after the first two (healthy then)
+        expect(mine.length).toBeGreaterThan(0);
+        for (let i = 1; i < mine.length; i++) {
+          const prevEnd = mine[i - 1]!.attempted_at.getTime() + mine[i - 1]!.duration_ms;
+          expect(mine[i]!.attempted_at.getTime()).toBeGreaterThanOrEqual(prevEnd - 5);
+        }
+      }
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('shares slots fairly: an endpoint with a backlog cannot crowd out another', async () => {
     const p = await h.platform();
     const [busy, quiet] = await Promise.all([receiver(), receiver()]);

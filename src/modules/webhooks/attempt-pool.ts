@@ -1,6 +1,6 @@
 import { claimDue, type ReadyJob } from './claim.js';
 import { deliverOne } from './deliver-one.js';
-import type { DelivererCtx } from './deliverer-context.js';
+import { FAILING_PER_ENDPOINT, type DelivererCtx } from './deliverer-context.js';
 import { claimRepo } from './repo.js';
 
 /**
@@ -28,6 +28,9 @@ export function createAttemptPool(ctx: DelivererCtx, freed: () => void) {
   /** Queued per endpoint, in claim order; endpoints in the order they are served next (round robin). */
   const queues = new Map<string, Leased[]>();
   const sendingTo = new Map<string, number>();
+  /** Endpoints whose latest attempt failed (here, or as recorded when claimed): FAILING_PER_ENDPOINT in flight until a 2xx. */
+  const failing = new Set<string>();
+  const capOf = (ep: string) => (failing.has(ep) ? Math.min(FAILING_PER_ENDPOINT, ctx.perEndpoint) : ctx.perEndpoint);
   let sending = 0;
   const leased = new Set<Promise<void>>();
   let claiming: Promise<unknown> = Promise.resolve();
@@ -37,7 +40,7 @@ export function createAttemptPool(ctx: DelivererCtx, freed: () => void) {
     if (ctx.stopping()) return; // what is queued is given back by drain
     for (const [ep, q] of queues) {
       if (sending >= ctx.concurrency) return;
-      const room = ctx.perEndpoint - (sendingTo.get(ep) ?? 0);
+      const room = capOf(ep) - (sendingTo.get(ep) ?? 0);
       if (room <= 0) continue;
       for (const l of q.splice(0, Math.min(room, ctx.concurrency - sending))) send(l);
       queues.delete(ep);
@@ -51,9 +54,11 @@ export function createAttemptPool(ctx: DelivererCtx, freed: () => void) {
     sending++;
     sendingTo.set(ep, (sendingTo.get(ep) ?? 0) + 1);
     let answered = false;
-    const answer = () => {
+    const answer = (ok: boolean) => {
       if (answered) return;
       answered = true;
+      if (ok) failing.delete(ep);
+      else failing.add(ep);
       sending--;
       const n = sendingTo.get(ep)! - 1;
       if (n === 0) sendingTo.delete(ep);
@@ -63,7 +68,7 @@ export function createAttemptPool(ctx: DelivererCtx, freed: () => void) {
     deliverOne(ctx, l.job, l.leaseEndsAt, answer)
       .catch((err) => ctx.log.error({ err, delivery_id: l.job.id }, 'webhook attempt crashed; the lease will lapse and it will be retried'))
       .finally(() => {
-        answer();
+        answer(false);
         l.done();
       });
   }
@@ -75,6 +80,7 @@ export function createAttemptPool(ctx: DelivererCtx, freed: () => void) {
       if (n <= 0 || ctx.stopping()) return [];
       const { jobs, leaseEndsAt } = await claimDue(ctx, n, perEndpoint);
       const started = jobs.map((job) => {
+        if (job.failing && !sendingTo.has(job.endpoint_id)) failing.add(job.endpoint_id);
         let done!: () => void;
         const p = new Promise<void>((resolve) => (done = resolve)).finally(() => {
           leased.delete(p);

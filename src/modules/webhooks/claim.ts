@@ -1,6 +1,6 @@
 import { randomBase62 } from '../../lib/ids.js';
 import { eventBody } from '../events/service.js';
-import type { DelivererCtx } from './deliverer-context.js';
+import { FAILING_PER_ENDPOINT, type DelivererCtx } from './deliverer-context.js';
 import { claimRepo, type ClaimedJob } from './repo.js';
 
 /** A leased delivery ready to send: its body, the same bytes for every attempt of every delivery of its event. */
@@ -15,12 +15,12 @@ const bodyOf = (job: ClaimedJob): string =>
  * is the one shape). `leaseEndsAt` is this process's view of the lease's end: taken before the claim,
  * so never later than the database's (it bounds how long an outcome is held through a database outage).
  * `perEndpoint`: the leases one endpoint may have at once, all instances together (the running loop claims
- * ahead: more than it sends at once, attempt-pool.ts).
+ * ahead: more than it sends at once, attempt-pool.ts); a failing endpoint may have FAILING_PER_ENDPOINT.
  */
 export async function claimDue(ctx: DelivererCtx, slots: number, perEndpoint = ctx.perEndpoint): Promise<{ jobs: ReadyJob[]; leaseEndsAt: number }> {
   const token = randomBase62(24);
   const leaseEndsAt = Date.now() + ctx.leaseMs;
-  const rows = await claimRepo.claim(ctx.db, { slots, perEndpoint, maxEndpoints: slots * 4, leaseMs: ctx.leaseMs, token });
+  const rows = await claimRepo.claim(ctx.db, { slots, perEndpoint, failingPerEndpoint: FAILING_PER_ENDPOINT, maxEndpoints: slots * 4, leaseMs: ctx.leaseMs, token });
   const bodies = new Map<string, string>();
   const jobs = rows.map((job) => {
     let body = bodies.get(job.event_id);

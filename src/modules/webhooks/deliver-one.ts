@@ -30,12 +30,13 @@ function headersOf(job: ClaimedJob, secrets: string[], timestamp: number, body: 
 
 /**
  * One attempt of a leased delivery: signed POST, then its outcome recorded (2xx by group commit). `answered` runs
- * once the POST has its outcome, before it is recorded: the sending slot is free then, the lease is not (it ends
- * with the committed outcome).
+ * once the POST has its outcome (true for a 2xx), before it is recorded: the sending slot is free then, the lease is
+ * not (it ends with the committed outcome).
  */
-export async function deliverOne(ctx: DelivererCtx, job: ReadyJob, leaseEndsAt: number, answered: () => void = () => {}): Promise<void> {
+export async function deliverOne(ctx: DelivererCtx, job: ReadyJob, leaseEndsAt: number, answered: (ok: boolean) => void = () => {}): Promise<void> {
   const attemptedAt = ctx.clock.now();
   let result;
+  let ok = false;
   try {
     const body = job.body;
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
@@ -43,10 +44,10 @@ export async function deliverOne(ctx: DelivererCtx, job: ReadyJob, leaseEndsAt: 
       url: job.url, body, timeoutMs: ctx.timeoutMs, policy: ctx.policy, resolve: ctx.resolve, agent: ctx.agents.of(job.endpoint_id, job.url),
       headers: headersOf(job, secretsOf(ctx, job, attemptedAt), timestamp, body),
     });
+    ok = result.status !== null && result.status >= 200 && result.status < 300;
   } finally {
-    answered();
+    answered(ok);
   }
-  const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const outcome = ok ? await ctx.successes.record(job, attemptedAt, result, leaseEndsAt) : await recordDurably(ctx, job, attemptedAt, result, leaseEndsAt);
   ctx.metrics?.webhookDeliveries.inc({ outcome });
   // Ids, status and timing only: never the URL (it may carry a token), the body or a secret.

@@ -42,6 +42,13 @@ export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
  */
 export const DEFAULT_CONCURRENCY = 128;
 export const DEFAULT_PER_ENDPOINT = 32;
+/**
+ * POSTs in flight, and leases all instances together, for an endpoint whose latest attempt failed (a timeout, a
+ * refused connection, a 5xx) until it answers a 2xx again. A healthy endpoint may hold a quarter of the slots; without
+ * this, four endpoints that time out (15 s each) held every slot of an instance and stalled every other platform's
+ * webhooks. One at a time is what a failing receiver is sent anyway (its deliveries wait on the retry schedule).
+ */
+export const FAILING_PER_ENDPOINT = 1;
 
 /** What every delivery step reads: dependencies, settled options, and the instance's shared pools. */
 export type DelivererCtx = {

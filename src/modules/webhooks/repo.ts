@@ -156,6 +156,8 @@ export type ClaimedJob = {
   event_type: string;
   event_data: unknown;
   event_created_at: Date;
+  /** The endpoint's latest recorded attempt failed (failing_since is set): it gets FAILING_PER_ENDPOINT. */
+  failing: boolean;
 };
 
 /** What the inspector shows of an attempt (GET /v1/webhooks/deliveries/:id). */
@@ -179,7 +181,11 @@ export const successRow = (r: { id: string; token: string; status: number; attem
   req_url: r.requestUrl, req_headers: r.requestHeaders, res_headers: r.responseHeaders, res_body: r.responseBody,
 });
 
-export type ClaimLimits = { slots: number; perEndpoint: number; maxEndpoints: number; leaseMs: number; token: string };
+/**
+ * `perEndpoint`: the leases a healthy endpoint may have, all instances together; an endpoint whose latest recorded
+ * attempt failed (failing_since set) may have `failingPerEndpoint`, so endpoints that time out cannot take every slot.
+ */
+export type ClaimLimits = { slots: number; perEndpoint: number; failingPerEndpoint: number; maxEndpoints: number; leaseMs: number; token: string };
 
 export const claimRepo = {
   /**
@@ -194,6 +200,7 @@ export const claimRepo = {
    */
   async claim(db: Executor, l: ClaimLimits): Promise<ClaimedJob[]> {
     const due = sql`state = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until <= now())`;
+    const cap = sql`(case when e.failing_since is null then ${l.perEndpoint}::int else ${l.failingPerEndpoint}::int end)`;
     const r = await sql<ClaimedJob>`
       with busy as (
         select endpoint_id, count(*)::int as n from webhook_deliveries
@@ -205,11 +212,12 @@ export const claimRepo = {
           select w.next_attempt_at as first_due from webhook_deliveries w
           where w.endpoint_id = e.id and ${due} order by w.next_attempt_at limit 1
         ) f
-        where e.deleted_at is null and e.disabled_at is null and e.paused_at is null and e.id not in (select endpoint_id from busy where n >= ${l.perEndpoint})
+        where e.deleted_at is null and e.disabled_at is null and e.paused_at is null
+          and coalesce((select n from busy where busy.endpoint_id = e.id), 0) < ${cap}
         order by f.first_due limit ${l.maxEndpoints}
       ),
       candidates as (
-        select picked.id, due.first_due, picked.next_attempt_at, coalesce(busy.n, 0) as n,
+        select picked.id, due.first_due, picked.next_attempt_at, ${cap} - coalesce(busy.n, 0) as room,
                row_number() over (partition by due.endpoint_id order by picked.next_attempt_at, picked.id) as rn
         from due
         join webhook_endpoints e on e.id = due.endpoint_id and e.deleted_at is null and e.disabled_at is null and e.paused_at is null
@@ -217,19 +225,19 @@ export const claimRepo = {
         cross join lateral (
           select w.id, w.next_attempt_at from webhook_deliveries w
           where w.endpoint_id = due.endpoint_id and ${due}
-          order by w.next_attempt_at, w.id limit ${l.perEndpoint}
+          order by w.next_attempt_at, w.id limit greatest(${cap} - coalesce(busy.n, 0), 0)
           for update of w skip locked
         ) picked
       )
       update webhook_deliveries d
       set locked_until = now() + ${l.leaseMs}::double precision * interval '1 millisecond', lease_token = ${l.token}
       from (
-        select id from candidates where rn <= ${l.perEndpoint} - n order by first_due, next_attempt_at limit ${l.slots}
+        select id from candidates where rn <= room order by first_due, next_attempt_at limit ${l.slots}
       ) chosen, webhook_endpoints e, events ev
       where d.id = chosen.id and e.id = d.endpoint_id and ev.id = d.event_id and ev.created_at = d.event_created_at
       returning d.id, d.event_id, d.endpoint_id, d.platform_id, d.attempts, d.retry_from, d.lease_token,
                 e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-                ev.type as event_type, ev.data as event_data, ev.created_at as event_created_at`.execute(db);
+                ev.type as event_type, ev.data as event_data, ev.created_at as event_created_at, e.failing_since is not null as failing`.execute(db);
     return r.rows;
   },
 
