@@ -6,7 +6,7 @@
  * that records the statement and its parameters; they are then explained here. Statements that lock or
  * write (the delivery claim, the expiry sweep) are explained inside a transaction that is rolled back.
  */
-import { Kysely, DummyDriver, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery } from 'kysely';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../../src/db/schema.js';
 import { createLogger } from '../../src/lib/logger.js';
@@ -18,6 +18,7 @@ import { merchantsRepo } from '../../src/modules/merchants/repo.js';
 import { ordersRepo } from '../../src/modules/orders/repo.js';
 import { claimRepo, deliveriesRepo } from '../../src/modules/webhooks/repo.js';
 import { createHarness } from '../../test/helpers/harness.js';
+import { explainStatement, statementCapture, type Explained as Plan } from '../lib/capture.js';
 import { freshLocation, openLocation } from '../lib/db.js';
 import { log } from '../lib/util.js';
 
@@ -52,12 +53,12 @@ select 'evt_f' || lpad(g::text, 8, '0'), (array['${p.join("','")}'])[1 + g % 5],
   now() - ((100000 - g) * interval '1 minute')
 from generate_series(1, 100000) g;
 
-insert into webhook_deliveries (id, event_id, endpoint_id, platform_id, state, attempts, next_attempt_at, created_at, delivered_at)
-select 'dlv_f' || g, 'evt_f' || lpad(g::text, 8, '0'), 'we_f' || (1 + (g / 7) % 50), (array['${p.join("','")}'])[1 + (1 + (g / 7) % 50) % 5],
+insert into webhook_deliveries (id, event_id, event_created_at, endpoint_id, platform_id, state, attempts, next_attempt_at, created_at, delivered_at)
+select 'dlv_f' || g, e.id, e.created_at, 'we_f' || (1 + (g / 7) % 50), (array['${p.join("','")}'])[1 + (1 + (g / 7) % 50) % 5],
   case when g % 50 = 0 then 'pending' else 'succeeded' end, 1,
   case when g % 50 = 0 then now() + ((g % 7 - 3) * interval '1 minute') else now() - interval '1 day' end,
   now() - ((100000 - g) * interval '1 minute'), case when g % 50 <> 0 then now() end
-from generate_series(1, 100000) g;
+from generate_series(1, 100000) g join events e on e.id = 'evt_f' || lpad(g::text, 8, '0');
 
 insert into webhook_attempts (delivery_id, attempted_at, status, duration_ms)
 select 'dlv_f' || g, now() - ((100000 - g) * interval '1 minute'), 200, 5 from generate_series(1, 100000) g;
@@ -68,7 +69,7 @@ from generate_series(1, 10000) g;
 analyze;
 `;
 
-type Explained = { name: string; sql: string; indexes: string[]; seq_scans: string[]; execution_ms: number | null; plan: string };
+type Explained = { name: string; sql: string } & Plan;
 
 export async function benchExplain(): Promise<{ rows: Record<string, number>; queries: Explained[] }> {
   log('explain: filling a PostgreSQL database');
@@ -100,16 +101,7 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
       deadline_at: new Date(Date.now() + 3_600_000), checkout_session_id: null, capture_method: 'automatic' as const, capture_before: null, subscription_id: null, subscription_period: null,
     };
 
-    let captured: CompiledQuery | null = null;
-    const dry = new Kysely<DB>({
-      dialect: { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (d) => new PostgresIntrospector(d), createQueryCompiler: () => new PostgresQueryCompiler() },
-      log: (e) => { if (e.level === 'query') captured = e.query; },
-    });
-    const capture = async (fn: (d: Kysely<DB>) => Promise<unknown>) => {
-      captured = null;
-      await fn(dry).catch(() => {});
-      return captured as CompiledQuery | null;
-    };
+    const dry = statementCapture();
     const specs: [string, (d: Kysely<DB>) => Promise<unknown>, boolean?][] = [
       ['orders list (platform)', (d) => ordersRepo.list(d, P, {}, 20, null)],
       ['orders list (platform, state)', (d) => ordersRepo.list(d, P, { state: 'pending_payment' }, 20, null)],
@@ -132,17 +124,10 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
     ];
     const queries: Explained[] = [];
     for (const [name, fn, writes] of specs) {
-      const q = await capture(fn);
-      if (!q) throw new Error(`explain: nothing captured for ${name}`);
-      if (writes) await client.query('begin');
-      const res = await client.query(`explain (analyze, buffers) ${q.sql}`, q.parameters as unknown[]);
-      if (writes) await client.query('rollback');
-      const plan = res.rows.map((r) => r['QUERY PLAN']).join('\n');
-      const indexes = [...new Set([...plan.matchAll(/(?:Index(?: Only)? Scan(?: Backward)? using|Bitmap Index Scan on) (\S+)/g)].map((m) => m[1]!))];
-      const seq = [...new Set([...plan.matchAll(/Seq Scan on (\S+)/g)].map((m) => m[1]!))];
-      const ms = /Execution Time: ([\d.]+) ms/.exec(plan);
-      queries.push({ name, sql: q.sql, indexes, seq_scans: seq, execution_ms: ms ? Number(ms[1]) : null, plan });
-      log(`  ${name}: ${indexes.join(', ') || 'no index'}${seq.length ? ` (seq scan: ${seq.join(', ')})` : ''} ${ms?.[1]} ms`);
+      const q = await dry.capture(fn);
+      const e = await explainStatement(client, q, writes);
+      queries.push({ name, sql: q.sql, ...e });
+      log(`  ${name}: ${e.indexes.join(', ') || 'no index'}${e.seq_scans.length ? ` (seq scan: ${e.seq_scans.join(', ')})` : ''} ${e.execution_ms} ms`);
     }
     const counts = (await client.query(`select (select count(*) from orders)::int as orders, (select count(*) from events)::int as events,
       (select count(*) from webhook_deliveries)::int as deliveries, (select count(*) from checkout_sessions)::int as sessions, (select count(*) from merchants)::int as merchants`)).rows[0];

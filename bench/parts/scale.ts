@@ -20,8 +20,15 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
+import type { DB } from '../../src/db/schema.js';
 import { encodeCursor } from '../../src/db/pagination.js';
+import { balanceRepo } from '../../src/modules/balance/repo.js';
+import { eventsRepo } from '../../src/modules/events/repo.js';
+import { ordersRepo } from '../../src/modules/orders/repo.js';
+import { timelineRepo } from '../../src/modules/timelines/repo.js';
+import { explainStatement, statementCapture } from '../lib/capture.js';
 import { load, type LoadResult } from '../lib/load.js';
 import { startService, type ServiceHandle } from '../lib/service.js';
 import { loadAvg, log, round } from '../lib/util.js';
@@ -218,46 +225,42 @@ async function measure(svc: ServiceHandle, call: Call, n: number): Promise<LoadR
   return r;
 }
 
-/** EXPLAIN (ANALYZE, BUFFERS) of the statements behind the calls, on the big database (what a missed goal is read from). */
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the statements behind the calls, on the big database (what a missed goal is read
+ * from): each is the repository's own statement, captured (bench/lib/capture.ts), with the parameters a call passes.
+ */
 async function explain(svc: ServiceHandle, n: number) {
   const c = new pg.Client({ connectionString: svc.url });
   await c.connect();
+  const dry = statementCapture();
   const P = svc.platformId;
-  const o = (await c.query(`select id, onchain_id, created_at from orders where id = $1`, [orderId(Math.ceil(n / 3))])).rows[0];
+  const o = (await c.query(`select id, onchain_id from orders where id = $1`, [orderId(Math.ceil(n / 3))])).rows[0];
   const mid = (await c.query(`select id, created_at from orders where id = $1`, [orderId(Math.floor(n / 2))])).rows[0];
-  // A value, as getBalance passes it (a subquery would hide the one-day range from the planner).
-  const closedUntil = (await c.query(`select closed_until from balance_closings where platform_id = $1`, [P])).rows[0]?.closed_until ?? new Date(0);
-  const specs: [string, string, unknown[]][] = [
-    ['get order', `select * from orders where platform_id = $1 and id = $2`, [P, o.id]],
-    ['list first page', `select * from orders where platform_id = $1 order by created_at desc, id desc limit 21`, [P]],
-    ['list state=refunded', `select * from orders where platform_id = $1 and state = 'refunded' order by created_at desc, id desc limit 21`, [P]],
-    ['list one merchant', `select * from orders where platform_id = $1 and merchant_external_id = 'sext_7' order by created_at desc, id desc limit 21`, [P]],
-    ['list deep cursor', `select * from orders where platform_id = $1 and (created_at, id) < ($2, $3) order by created_at desc, id desc limit 21`, [P, mid.created_at, mid.id]],
-    ['list events', `select * from events where platform_id = $1 order by created_at desc, id desc limit 21`, [P]],
-    ['timeline: events about', `select e.id from events e where e.platform_id = $1 and ((e.data->'object'->>'id') = any($2::text[]) or (e.data->'object'->>'order_id') = any($2::text[])) order by e.created_at, e.id limit 500`, [P, [o.id]]],
-    ['timeline: chain logs', `select tx_hash from chain_logs where onchain_id = any($1::text[]) or onchain_id = any($2::text[]) order by block_number, log_index limit 500`, [[o.onchain_id.toLowerCase()], [o.onchain_id]]],
-    ['balance: reserves held', `select r.merchant_id, r.held,
-        case when r.first_release_at <= c.last_block_time then (select coalesce(sum(o.reserve_remaining), 0) from orders o where o.platform_id = r.platform_id
-          and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id and o.reserve_remaining > 0 and o.reserve_release_at <= c.last_block_time) else 0 end,
-        case when c.last_block_time is null or r.first_release_at > c.last_block_time then r.first_release_at else (select min(o.reserve_release_at) from orders o
-          where o.platform_id = r.platform_id and o.merchant_external_id = r.merchant_id and o.chain_id = r.chain_id and o.reserve_remaining > 0
-            and o.reserve_release_at > c.last_block_time) end
-      from balance_reserves r left join chain_cursors c on c.chain_id = r.chain_id where r.platform_id = $1 and r.held > 0`, [P]],
-    ['balance: paid since the closing', `select merchant_external_id, sum(amount), sum(platform_fee), sum(reserve_hold) from orders
-      where platform_id = $1 and paid_at is not null and paid_at >= $2 group by merchant_external_id`, [P, closedUntil]],
-    ['timeline: settlements', `select s.id from settlement_items i join settlements s on s.id = i.settlement_id where i.order_id = any($1::text[]) order by s.created_at limit 200`, [[o.id]]],
+  // A value, as getBalance passes it (read in its snapshot: balance_closings).
+  const closedUntil: Date = (await c.query(`select closed_until from balance_closings where platform_id = $1`, [P])).rows[0]?.closed_until ?? new Date(0);
+  const from = new Date(Math.floor((Date.now() - 200 * day) / day) * day);
+  const specs: [string, (d: Kysely<DB>) => Promise<unknown>][] = [
+    ['get order', (d) => ordersRepo.findById(d, P, o.id)],
+    ['list first page', (d) => ordersRepo.list(d, P, {}, 20, null)],
+    ['list state=refunded', (d) => ordersRepo.list(d, P, { state: 'refunded' }, 20, null)],
+    ['list one merchant', (d) => ordersRepo.list(d, P, { merchantExternalId: 'sext_7' }, 20, null)],
+    ['list one day 200 days ago', (d) => ordersRepo.list(d, P, { from, to: new Date(from.getTime() + day) }, 20, null)],
+    ['list deep cursor', (d) => ordersRepo.list(d, P, {}, 20, { createdAt: mid.created_at, id: mid.id })],
+    ['list events', (d) => eventsRepo.list(d, P, { limit: 20, cursor: null })],
+    ['timeline: events about', (d) => timelineRepo.eventsAbout(d, P, [o.id])],
+    ['timeline: chain logs', (d) => timelineRepo.chainLogs(d, [o.onchain_id])],
+    ['timeline: settlements', (d) => timelineRepo.settlementsOfOrders(d, [o.id])],
+    ['balance: closed sums and reserves per merchant', (d) => balanceRepo.balanceParts(d, P, closedUntil)],
   ];
   const out = [];
   try {
-    for (const [name, text, params] of specs) {
-      const plan = (await c.query(`explain (analyze, buffers) ${text}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      const indexes = [...new Set([...plan.matchAll(/(?:Index(?: Only)? Scan(?: Backward)? using|Bitmap Index Scan on) (\S+)/g)].map((m) => m[1]!))];
-      const seqScans = [...new Set([...plan.matchAll(/Seq Scan on (\S+)/g)].map((m) => m[1]!))];
-      const ms = Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? NaN);
-      out.push({ name, indexes, seq_scans: seqScans, execution_ms: ms, plan });
-      log(`  explain ${name}: ${indexes.join(', ') || 'no index'}${seqScans.length ? ` SEQ SCAN ${seqScans.join(', ')}` : ''} ${ms} ms`);
+    for (const [name, fn] of specs) {
+      const e = await explainStatement(c, await dry.capture(fn));
+      out.push({ name, ...e });
+      log(`  explain ${name}: ${e.indexes.join(', ') || 'no index'}${e.seq_scans.length ? ` SEQ SCAN ${e.seq_scans.join(', ')}` : ''} ${e.execution_ms} ms`);
     }
   } finally {
+    await dry.destroy();
     await c.end();
   }
   return out;
