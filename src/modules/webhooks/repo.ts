@@ -217,22 +217,21 @@ export const claimRepo = {
         order by f.first_due limit ${l.maxEndpoints}
       ),
       candidates as (
-        select picked.id, due.first_due, picked.next_attempt_at, ${cap} - coalesce(busy.n, 0) as room,
-               row_number() over (partition by due.endpoint_id order by picked.next_attempt_at, picked.id) as rn
+        select picked.id, due.first_due, picked.next_attempt_at
         from due
         join webhook_endpoints e on e.id = due.endpoint_id and e.deleted_at is null and e.disabled_at is null and e.paused_at is null
         left join busy on busy.endpoint_id = due.endpoint_id
         cross join lateral (
           select w.id, w.next_attempt_at from webhook_deliveries w
           where w.endpoint_id = due.endpoint_id and ${due}
-          order by w.next_attempt_at, w.id limit greatest(${cap} - coalesce(busy.n, 0), 0)
+          order by w.next_attempt_at, w.id limit greatest(${cap} - coalesce(busy.n, 0), 0) -- the endpoint's room
           for update of w skip locked
         ) picked
       )
       update webhook_deliveries d
       set locked_until = now() + ${l.leaseMs}::double precision * interval '1 millisecond', lease_token = ${l.token}
       from (
-        select id from candidates where rn <= room order by first_due, next_attempt_at limit ${l.slots}
+        select id from candidates order by first_due, next_attempt_at limit ${l.slots}
       ) chosen, webhook_endpoints e, events ev
       where d.id = chosen.id and e.id = d.endpoint_id and ev.id = d.event_id and ev.created_at = d.event_created_at
       returning d.id, d.event_id, d.endpoint_id, d.platform_id, d.attempts, d.retry_from, d.lease_token,
