@@ -49,6 +49,22 @@ export type TestChain = {
   stop(): Promise<void>;
 };
 
+/**
+ * Why a mined transaction reverted, for the failure message: its gas used against its limit (all of it: out of gas)
+ * and the revert data of the same call replayed on the state before its block (another transaction of that block
+ * may have changed it, so this is a hint, not proof).
+ */
+async function whyReverted(publicClient: ChainPublicClient, hash: Hash, receipt: TransactionReceipt): Promise<string> {
+  const tx = await publicClient.getTransaction({ hash });
+  const gas = `gas ${receipt.gasUsed} of ${tx.gas}, block ${receipt.blockNumber}, from ${tx.from} to ${tx.to}`;
+  try {
+    await publicClient.call({ account: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas, blockNumber: receipt.blockNumber - 1n });
+    return `${gas}; the replay before its block succeeds`;
+  } catch (err) {
+    return `${gas}; replay: ${(err as BaseError).shortMessage ?? String(err)} ${(err as { data?: unknown }).data ?? ''}`.slice(0, 600);
+  }
+}
+
 export const TEST_BUYER_USDC = 1_000_000n * 10n ** 6n;
 
 export async function startTestChain(opts: { buyers?: number; chainId?: number } = {}): Promise<TestChain> {
@@ -78,7 +94,7 @@ export async function startTestChain(opts: { buyers?: number; chainId?: number }
     const confirm = async (hash: Hash) => {
       await anvil.mine({ blocks: 1 });
       const receipt = await publicClient.waitForTransactionReceipt({ hash });
-      if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+      if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted: ${await whyReverted(publicClient, hash, receipt)}`);
       return receipt;
     };
 
