@@ -13,6 +13,7 @@ import { createOrder, type CreateOrderBody } from './create.js';
 import { lazyPayOrderSigner, type OrdersDeps } from './deps.js';
 import type { OrderTransitions } from './events.js';
 import { expireDueOrders } from './expire.js';
+import { foldOrderCounts } from './fold-counts.js';
 import { getOrder } from './get.js';
 import { insertPreparedOrder } from './insert.js';
 import { listOrders } from './list-orders.js';
@@ -50,6 +51,8 @@ export function createOrdersService(d: { db: Db; config: Config; chains: ChainsS
     get: (platformId: string, id: string) => getOrder(deps, platformId, id),
     list: (platformId: string, q: ListOrdersFilters) => listOrders(deps, platformId, q),
     summary: (platformId: string, now?: Date) => ordersSummary(deps, platformId, now),
+    /** Folds the order-count deltas into each platform's counts (the worker's pass; migration 039). */
+    foldCounts: (batch?: number) => foldOrderCounts(deps.db, batch),
     applyPaid: (tx: Executor, ev: OrderPaidEvent) => applyOrderPaid(deps, tx, ev),
     /** applyPaid for a run of OrderPaid logs, set-based (the indexer's batched path). */
     applyPaidMany: (tx: Executor, events: OrderPaidEvent[]) => applyOrderPaidMany(deps, tx, events),

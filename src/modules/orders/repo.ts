@@ -204,26 +204,72 @@ export const ordersRepo = {
     db.selectFrom('orders').select(['id']).where('state', '=', 'pending_payment').where('chain_id', '=', chainId)
       .where('deadline_at', '<', indexedUntil).orderBy('deadline_at').limit(limit).forUpdate().skipLocked().execute(),
 
-  counts: (db: Executor, platformId: string) =>
-    db.selectFrom('orders')
-      .select([
-        sql<string>`count(*)::text`.as('total'),
-        sql<string>`count(*) filter (where state = 'pending_payment')::text`.as('pending'),
-        sql<string>`count(*) filter (where confirmed_at is not null)::text`.as('confirmed'),
-      ])
-      .where('platform_id', '=', platformId).executeTakeFirstOrThrow(),
+  /**
+   * The platform's order counts (migration 039): its folded row plus the deltas not folded yet, in one statement (one
+   * snapshot: a fold committing meanwhile is seen whole or not at all). Index probes, whatever the platform's size.
+   */
+  counts: async (db: Executor, platformId: string) =>
+    (await sql<{ total: string; pending: string; confirmed: string }>`
+      select (coalesce(c.total, 0) + coalesce(d.total, 0))::text as total, (coalesce(c.pending, 0) + coalesce(d.pending, 0))::text as pending,
+        (coalesce(c.confirmed, 0) + coalesce(d.confirmed, 0))::text as confirmed
+      from (select sum(total) as total, sum(pending) as pending, sum(confirmed) as confirmed from order_count_deltas where platform_id = ${platformId}) d
+      left join order_counts c on c.platform_id = ${platformId}`.execute(db)).rows[0]!,
 
-  grossSince: (db: Executor, platformId: string, since: Date) =>
-    db.selectFrom('orders').select(sql<string>`coalesce(sum(${sql.raw(PAID_AMOUNT_SQL)}), 0)::text`.as('gross'))
-      .where('platform_id', '=', platformId).where('confirmed_at', '>=', since).executeTakeFirstOrThrow(),
+  /**
+   * Paid out since `since` (confirmed_at), base units. Within the minutes kept (the last 3 days, migration 039): the
+   * orders of the window's first, partial minute, then the folded minutes and the deltas after it, one statement. An
+   * older window (a clock moved back) sums the orders themselves.
+   */
+  grossSince: async (db: Executor, platformId: string, since: Date) =>
+    (await sql<{ gross: string }>`
+      select (case when ${since}::timestamptz >= now() - interval '2 days' then
+        coalesce((select sum(${sql.raw(PAID_AMOUNT_SQL)}) from orders where platform_id = ${platformId}
+          and confirmed_at >= ${since}::timestamptz and confirmed_at < date_trunc('minute', ${since}::timestamptz) + interval '1 minute'), 0)
+        + coalesce((select sum(gross) from order_gross_minutes where platform_id = ${platformId}
+          and minute >= date_trunc('minute', ${since}::timestamptz) + interval '1 minute'), 0)
+        + coalesce((select sum(gross) from order_count_deltas where platform_id = ${platformId}
+          and minute >= date_trunc('minute', ${since}::timestamptz) + interval '1 minute'), 0)
+      else coalesce((select sum(${sql.raw(PAID_AMOUNT_SQL)}) from orders where platform_id = ${platformId} and confirmed_at >= ${since}::timestamptz), 0)
+      end)::text as gross`.execute(db)).rows[0]!,
 
-  grossDaily: (db: Executor, platformId: string, since: Date) =>
-    db.selectFrom('orders')
-      .select([
-        sql<string>`to_char(date_trunc('day', confirmed_at at time zone 'UTC'), 'YYYY-MM-DD')`.as('day'),
-        sql<string>`sum(${sql.raw(PAID_AMOUNT_SQL)})::text`.as('gross'),
-        sql<string>`count(*)::text`.as('count'),
-      ])
-      .where('platform_id', '=', platformId).where('confirmed_at', '>=', since)
-      .groupBy(sql`1`).orderBy(sql`1`).execute(),
+  /** Paid out per UTC day of confirmed_at from the day of `since` (a UTC day start): folded days plus the deltas not folded yet. */
+  grossDaily: async (db: Executor, platformId: string, since: Date) =>
+    (await sql<{ day: string; gross: string; count: string }>`
+      select to_char(day, 'YYYY-MM-DD') as day, sum(gross)::text as gross, sum(paid)::text as count from (
+        select day, gross, paid from order_gross_days where platform_id = ${platformId} and day >= (${since}::timestamptz at time zone 'UTC')::date
+        union all
+        select (minute at time zone 'UTC')::date, gross, paid from order_count_deltas where platform_id = ${platformId}
+          and minute >= ${since}::timestamptz) g
+      group by day having sum(paid) <> 0 or sum(gross) <> 0 order by day`.execute(db)).rows,
+
+  /**
+   * Folds up to `limit` of the oldest deltas (any platform) into order_counts, order_gross_days and (the last 3 days)
+   * order_gross_minutes, in one statement: the rows it deletes are the rows it adds, and a concurrent folder skips the
+   * rows this one holds. Rows are upserted in key order, so two folders never wait on each other in a cycle.
+   * Returns how many deltas it folded.
+   */
+  foldCounts: async (db: Executor, limit: number) =>
+    Number((await sql<{ n: string }>`
+      with moved as (
+        delete from order_count_deltas where id in (select id from order_count_deltas order by id limit ${limit} for update skip locked)
+        returning platform_id, total, pending, confirmed, minute, gross, paid),
+      counts as (
+        insert into order_counts (platform_id, total, pending, confirmed)
+          select platform_id, sum(total), sum(pending), sum(confirmed) from moved group by platform_id
+          having sum(total) <> 0 or sum(pending) <> 0 or sum(confirmed) <> 0 order by platform_id
+        on conflict (platform_id) do update set total = order_counts.total + excluded.total,
+          pending = order_counts.pending + excluded.pending, confirmed = order_counts.confirmed + excluded.confirmed),
+      days as (
+        insert into order_gross_days (platform_id, day, gross, paid)
+          select platform_id, (minute at time zone 'UTC')::date, sum(gross), sum(paid) from moved where minute is not null group by 1, 2 order by 1, 2
+        on conflict (platform_id, day) do update set gross = order_gross_days.gross + excluded.gross, paid = order_gross_days.paid + excluded.paid),
+      minutes as (
+        insert into order_gross_minutes (platform_id, minute, gross, paid)
+          select platform_id, minute, sum(gross), sum(paid) from moved where minute >= now() - interval '3 days' group by 1, 2 order by 1, 2
+        on conflict (platform_id, minute) do update set gross = order_gross_minutes.gross + excluded.gross, paid = order_gross_minutes.paid + excluded.paid)
+      select count(*)::text as n from moved`.execute(db)).rows[0]!.n),
+
+  /** Drops the folded minutes older than 3 days (gross_24h reads them only within the last 2). */
+  pruneGrossMinutes: async (db: Executor) =>
+    Number((await sql`delete from order_gross_minutes where minute < now() - interval '3 days'`.execute(db)).numAffectedRows ?? 0n),
 };
