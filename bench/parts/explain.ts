@@ -82,6 +82,10 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
     const ids = platforms.map((p) => p.platformId);
     await client.connect();
     await client.query(FILL(ids));
+    // What the order-counts worker does every 5 s (migration 039): the fill's deltas folded, and autovacuum's pass over
+    // the folded rows (the table vacuums after 10,000 dead rows), as in a running service.
+    while (await h.services.orders.foldCounts() > 0);
+    await client.query('vacuum analyze order_counts, order_count_deltas, order_gross_days, order_gross_minutes');
     const P = ids[0]!;
     const mid = (await client.query(`select created_at, id from orders where platform_id = $1 order by created_at desc, id desc offset 10000 limit 1`, [P])).rows[0];
     const emid = (await client.query(`select created_at, id from events where platform_id = $1 order by created_at desc, id desc offset 10000 limit 1`, [P])).rows[0];
@@ -121,6 +125,8 @@ export async function benchExplain(): Promise<{ rows: Record<string, number>; qu
       ['signing context with key check (first order for a merchant)', (d) => ordersRepo.signingContext(d, P, sm.external_id, key)],
       ['order insert if rows and key unchanged (every later order)', (d) => ordersRepo.insertIfCurrent(d, newOrder, key), true],
       ['orders summary counts', (d) => ordersRepo.counts(d, P)],
+      ['orders summary gross 24 h', (d) => ordersRepo.grossSince(d, P, new Date(Date.now() - 86_400_000))],
+      ['orders summary gross per day, 14 days', (d) => ordersRepo.grossDaily(d, P, new Date(Math.floor(Date.now() / 86_400_000 - 13) * 86_400_000))],
     ];
     const queries: Explained[] = [];
     for (const [name, fn, writes] of specs) {

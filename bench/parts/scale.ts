@@ -97,6 +97,21 @@ export const SEED = (P: string, N: number, T: string, W: string) => [
   ['balance_reserves', `insert into balance_reserves (platform_id, merchant_id, chain_id, held, first_release_at)
     select platform_id, merchant_external_id, chain_id, sum(reserve_remaining), min(reserve_release_at) from orders
     where platform_id = '${P}' and reserve_remaining > 0 group by platform_id, merchant_external_id, chain_id`],
+  // What the trigger on orders appends and the worker folds (migration 039): the platform's order counts and gross per
+  // day and minute, folded (its deltas so far, the template order's, are replaced by the recount).
+  ['order_counts', `with folded as (delete from order_count_deltas where platform_id = '${P}')
+    insert into order_counts (platform_id, total, pending, confirmed)
+    select platform_id, count(*), count(*) filter (where state = 'pending_payment'), count(*) filter (where confirmed_at is not null)
+    from orders where platform_id = '${P}' group by platform_id
+    on conflict (platform_id) do update set total = excluded.total, pending = excluded.pending, confirmed = excluded.confirmed`],
+  ['order_gross_days', `insert into order_gross_days (platform_id, day, gross, paid)
+    select platform_id, (confirmed_at at time zone 'UTC')::date, sum(case when capture_method = 'manual' then amount_captured else amount end), count(*)
+    from orders where platform_id = '${P}' and confirmed_at is not null group by 1, 2
+    on conflict (platform_id, day) do update set gross = excluded.gross, paid = excluded.paid`],
+  ['order_gross_minutes', `insert into order_gross_minutes (platform_id, minute, gross, paid)
+    select platform_id, date_trunc('minute', confirmed_at), sum(case when capture_method = 'manual' then amount_captured else amount end), count(*)
+    from orders where platform_id = '${P}' and confirmed_at >= now() - interval '3 days' group by 1, 2
+    on conflict (platform_id, minute) do update set gross = excluded.gross, paid = excluded.paid`],
   ['chain_logs', `insert into chain_logs (chain_id, tx_hash, log_index, block_number, block_hash, event_name, onchain_id, event_key)
     select chain_id, tx_hash, 1, block_number, '0x' || md5(id) || md5('h' || id), 'OrderPaid', onchain_id, 'OrderPaid:' || lower(onchain_id)
     from orders where platform_id = '${P}' and paid_at is not null and id like 'ord\\_S%'`],
@@ -206,6 +221,7 @@ function calls(): Call[] {
     { name: 'list events, first page', path: fixed('/v1/events') },
     { name: 'timeline (random order)', path: (n) => { const g = random(n); return () => `/v1/orders/${orderId(g())}/timeline`; } },
     { name: 'balance', path: fixed('/v1/balance') },
+    { name: 'orders summary', path: fixed('/v1/orders/summary') },
   ];
 }
 /** The exact mid-year cursor of each database (read from the database, so it names a stored row). */
@@ -251,6 +267,9 @@ async function explain(svc: ServiceHandle, n: number) {
     ['timeline: chain logs', (d) => timelineRepo.chainLogs(d, [o.onchain_id])],
     ['timeline: settlements', (d) => timelineRepo.settlementsOfOrders(d, [o.id])],
     ['balance: closed sums and reserves per merchant', (d) => balanceRepo.balanceParts(d, P, closedUntil)],
+    ['summary: counts', (d) => ordersRepo.counts(d, P)],
+    ['summary: gross 24 h', (d) => ordersRepo.grossSince(d, P, new Date(Date.now() - day))],
+    ['summary: gross per day, 14 days', (d) => ordersRepo.grossDaily(d, P, new Date(Math.floor((Date.now() - 13 * day) / day) * day))],
   ];
   const out = [];
   try {
