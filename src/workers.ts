@@ -68,8 +68,8 @@ export async function startWorkers(services: Services): Promise<() => Promise<vo
   // Balance closings: sums of payments and refunds before the indexed chain time's minute, so a balance read sums
   // only the last minute or two live, whatever the payment rate (docs/balances.md).
   workers.push(every('balance-closings', 15_000, () => services.balance.closeAll()));
-  // Order counts: the deltas the trigger on orders appends, folded into each platform's counts, so the summary adds
-  // only the last few seconds' deltas to one row (migration 039).
+  // Order counts: the deltas the trigger on orders appends, folded into each platform's counts and gross per day and
+  // minute, so the summary adds only the last few seconds' deltas to them (migration 039).
   workers.push(every('order-counts', 5_000, () => services.orders.foldCounts()));
   // Webhooks run their own loop: it must not wait for a slow endpoint's attempt before claiming more.
   // The indexer pokes it after each commit that wrote outbox rows (wired in services.ts): a confirmation's

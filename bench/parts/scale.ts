@@ -26,7 +26,7 @@ import type { DB } from '../../src/db/schema.js';
 import { encodeCursor } from '../../src/db/pagination.js';
 import { balanceRepo } from '../../src/modules/balance/repo.js';
 import { eventsRepo } from '../../src/modules/events/repo.js';
-import { ordersRepo } from '../../src/modules/orders/repo.js';
+import { ordersRepo, PAID_AMOUNT_SQL } from '../../src/modules/orders/repo.js';
 import { timelineRepo } from '../../src/modules/timelines/repo.js';
 import { explainStatement, statementCapture } from '../lib/capture.js';
 import { load, type LoadResult } from '../lib/load.js';
@@ -105,11 +105,11 @@ export const SEED = (P: string, N: number, T: string, W: string) => [
     from orders where platform_id = '${P}' group by platform_id
     on conflict (platform_id) do update set total = excluded.total, pending = excluded.pending, confirmed = excluded.confirmed`],
   ['order_gross_days', `insert into order_gross_days (platform_id, day, gross, paid)
-    select platform_id, (confirmed_at at time zone 'UTC')::date, sum(case when capture_method = 'manual' then amount_captured else amount end), count(*)
+    select platform_id, (confirmed_at at time zone 'UTC')::date, sum(${PAID_AMOUNT_SQL}), count(*)
     from orders where platform_id = '${P}' and confirmed_at is not null group by 1, 2
     on conflict (platform_id, day) do update set gross = excluded.gross, paid = excluded.paid`],
   ['order_gross_minutes', `insert into order_gross_minutes (platform_id, minute, gross, paid)
-    select platform_id, date_trunc('minute', confirmed_at), sum(case when capture_method = 'manual' then amount_captured else amount end), count(*)
+    select platform_id, date_trunc('minute', confirmed_at), sum(${PAID_AMOUNT_SQL}), count(*)
     from orders where platform_id = '${P}' and confirmed_at >= now() - interval '3 days' group by 1, 2
     on conflict (platform_id, minute) do update set gross = excluded.gross, paid = excluded.paid`],
   ['chain_logs', `insert into chain_logs (chain_id, tx_hash, log_index, block_number, block_hash, event_name, onchain_id, event_key)

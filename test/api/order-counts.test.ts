@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { formatUnits } from '../../src/lib/money.js';
+import { PAID_AMOUNT_SQL } from '../../src/modules/orders/repo.js';
 import { fakeChain, merchant, order } from '../helpers/factories.js';
 import { createHarness, TEST_DB, type Harness } from '../helpers/harness.js';
 
@@ -48,7 +49,7 @@ const DAY = 86_400_000;
 async function fromOrders(p: P, now: Date) {
   const since14 = new Date(now.getTime() - 13 * DAY);
   since14.setUTCHours(0, 0, 0, 0);
-  const paid = sql.raw("(case when capture_method = 'manual' then amount_captured else amount end)");
+  const paid = sql.raw(PAID_AMOUNT_SQL);
   const gross = (await sql<{ g: string }>`select coalesce(sum(${paid}), 0)::text as g from orders
     where platform_id = ${p.platformId} and confirmed_at >= ${new Date(now.getTime() - DAY)}`.execute(h.db)).rows[0]!.g;
   const daily = new Map((await sql<{ day: string; gross: string; count: number }>`

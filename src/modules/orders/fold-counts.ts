@@ -8,8 +8,9 @@ const MAX_BATCHES = 20;
 
 /**
  * The order-counts worker's pass (src/workers.ts): folds the deltas the trigger on orders appended (migration 039)
- * into each platform's counts and gross per day and minute, and drops the minutes past 3 days. Reads never write: they add the deltas not folded yet, so the summary stays exact
- * when this worker lags or does not run (only slower: more deltas to add). Several instances may run it at once: each
+ * into each platform's counts and gross per day and minute, and drops the minutes past 3 days. Reads never write:
+ * they add the deltas not folded yet, so the summary stays exact when this worker lags or does not run (only slower:
+ * more deltas to add). Several instances may run it at once: each
  * statement takes the deltas no other folder holds. Returns how many deltas it folded.
  */
 export async function foldOrderCounts(db: Db, batch = FOLD_BATCH): Promise<number> {
