@@ -538,6 +538,81 @@ describe('delivery', () => {
   });
 });
 
+describe('connections (one keep-alive pool per endpoint)', () => {
+  it('reuses a connection for one endpoint and never shares one between endpoints', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const a = await endpoint(p.secretKey, r.url('/a'));
+    const b = await endpoint(p.secretKey, r.url('/b')); // same origin as a
+    for (let i = 0; i < 4; i++) await emit(p.platformId);
+    const d = deliverer({ perEndpoint: 1 });
+    try {
+      await drainUntil(d, async () => r.received.length >= 8);
+    } finally {
+      await d.stop();
+    }
+    const ports = (path: string) => new Set(r.received.filter((x) => x.path === path).map((x) => x.remotePort));
+    expect(r.received.filter((x) => x.path === '/a')).toHaveLength(4);
+    expect(ports('/a').size).toBe(1);
+    expect(ports('/b').size).toBe(1);
+    expect([...ports('/a')][0]).not.toBe([...ports('/b')][0]);
+    expect((await h.db.selectFrom('webhook_deliveries').select('state').where('endpoint_id', 'in', [a.id, b.id]).execute()).every((x) => x.state === 'succeeded')).toBe(true);
+  });
+
+  it('connects to the address its resolver checked (a name no DNS server knows)', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    const ep = await endpoint(p.secretKey, r.url());
+    await h.db.updateTable('webhook_endpoints').set({ url: `http://hooks.trisettle.test:${r.port}/hook` }).where('id', '=', ep.id).execute();
+    const event = await emit(p.platformId);
+    const lookups: string[] = [];
+    const resolve = async (host: string) => {
+      lookups.push(host);
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    const d = deliverer({ resolve });
+    await d.runOnce();
+    await d.stop();
+    expect(lookups).toEqual(['hooks.trisettle.test']);
+    expect(r.received).toHaveLength(1);
+    expect(r.received[0]!.headers.host).toBe(`hooks.trisettle.test:${r.port}`);
+    expect((await deliveryTo(event.id, ep.id)).state).toBe('succeeded');
+  });
+
+  it('bounds the attempt while it is still connecting (a lookup that never answers)', async () => {
+    const p = await h.platform();
+    const ep = await endpoint(p.secretKey, 'http://127.0.0.1:9/hook');
+    await h.db.updateTable('webhook_endpoints').set({ url: 'http://stuck.trisettle.test/hook' }).where('id', '=', ep.id).execute();
+    const event = await emit(p.platformId);
+    const d = deliverer({ timeoutMs: 300, resolve: () => new Promise(() => {}) });
+    const started = Date.now();
+    await d.runOnce();
+    const took = Date.now() - started;
+    await d.stop();
+    const row = await deliveryTo(event.id, ep.id);
+    expect(row).toMatchObject({ state: 'pending', attempts: 1, last_error: 'timeout: no response within 300 ms' });
+    expect(took).toBeLessThan(5_000);
+  });
+
+  it('keeps the first 4 KB of a 2xx answer far larger than it drains, and the next attempt still goes out', async () => {
+    const p = await h.platform();
+    const r = await receiver();
+    r.reply({ status: 200, body: 'y'.repeat(300_000) });
+    const ep = await endpoint(p.secretKey, r.url());
+    const first = await emit(p.platformId);
+    const second = await emit(p.platformId, 'order.failed');
+    const d = deliverer({ perEndpoint: 1 });
+    try {
+      await drainUntil(d, async () => (await deliveryTo(second.id, ep.id)).state === 'succeeded' && (await deliveryTo(first.id, ep.id)).state === 'succeeded');
+    } finally {
+      await d.stop();
+    }
+    const [attempt] = await attemptsOf((await deliveryTo(first.id, ep.id)).id);
+    expect(attempt).toMatchObject({ status: 200, response_body: 'y'.repeat(4096) });
+    expect(r.received).toHaveLength(2);
+  });
+});
+
 describe('deliveries API', () => {
   it('lists deliveries of an endpoint with attempts, last status and event', async () => {
     const p = await h.platform();

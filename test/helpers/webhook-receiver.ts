@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * headers as it arrives; answers from a programmable queue of replies (status, delay, headers), then
  * with the default reply (200 unless changed).
  */
-export type Received = { method: string; path: string; headers: http.IncomingHttpHeaders; rawBody: string; at: number };
+/** `remotePort`: the sender's side of the connection, so a test can tell which requests shared a socket. */
+export type Received = { method: string; path: string; headers: http.IncomingHttpHeaders; rawBody: string; at: number; remotePort: number };
 export type Reply = { status?: number; delayMs?: number; headers?: Record<string, string>; body?: string };
 
 export async function startReceiver(defaultReply: Reply = { status: 200 }) {
@@ -19,7 +20,7 @@ export async function startReceiver(defaultReply: Reply = { status: 200 }) {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), at: Date.now(), remotePort: req.socket.remotePort ?? 0 });
       for (const w of waiters.filter((x) => received.length >= x.n)) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();

@@ -41,7 +41,7 @@ export async function deliverOne(ctx: DelivererCtx, job: ReadyJob, leaseEndsAt: 
     const body = job.body;
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     result = await postWebhook({
-      url: job.url, body, timeoutMs: ctx.timeoutMs, policy: ctx.policy, resolve: ctx.resolve, agent: ctx.agents.of(job.endpoint_id, job.url),
+      url: job.url, body, timeoutMs: ctx.timeoutMs, policy: ctx.policy, pool: (origin) => ctx.agents.of(job.endpoint_id, origin),
       headers: headersOf(job, secretsOf(ctx, job, attemptedAt), timestamp, body),
     });
     ok = result.status !== null && result.status >= 200 && result.status < 300;

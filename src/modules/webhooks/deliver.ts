@@ -37,7 +37,7 @@ export function createWebhookDeliverer(deps: DelivererDeps, opts: DelivererOptio
       stopping = true;
       wakeups.stop();
       await pool.drain();
-      ctx.agents.destroyAll();
+      await ctx.agents.destroyAll();
     },
     inFlight: () => pool.size(),
   };

@@ -92,13 +92,15 @@ export function delivererContext(deps: DelivererDeps, opts: DelivererOptions, st
   const perEndpoint = opts.perEndpoint ?? DEFAULT_PER_ENDPOINT;
   const clock = deps.clock ?? systemClock;
   const log = deps.logger.child({ worker: 'webhooks' });
+  const policy = policyForEnv(deps.config.env);
+  const resolve = opts.resolve ?? systemResolver;
   return {
     db: deps.db, log, metrics: deps.metrics, secrets: openingOnce(deps.secrets), clock,
     timeoutMs, scheduleMs: opts.scheduleMs ?? RETRY_SCHEDULE_MS, retryAfterCapMs: opts.retryAfterCapMs ?? RETRY_AFTER_CAP_MS, random: opts.random,
     concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY, perEndpoint, leaseMs: opts.leaseMs ?? timeoutMs + 30_000,
     disableAfterMs: opts.disableAfterMs ?? DISABLE_AFTER_MS,
-    policy: policyForEnv(deps.config.env), resolve: opts.resolve ?? systemResolver,
-    agents: createAgentPool(perEndpoint, timeoutMs),
+    policy, resolve,
+    agents: createAgentPool(perEndpoint, timeoutMs, policy, resolve),
     successes: createSuccessRecorder(deps.db, log, stopping),
     stopping,
   };

@@ -1,7 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
+import type { Dispatcher } from 'undici';
 import { parseRetryAfter } from './schedule.js';
-import { guardedLookup, parseWebhookUrl, UnsafeUrlError, type Resolver, type UrlPolicy } from './ssrf.js';
+import { parseWebhookUrl, UnsafeUrlError, type UrlPolicy } from './ssrf.js';
 
 export type SendResult = {
   /** HTTP status when a response arrived in time, else null. */
@@ -29,12 +28,15 @@ export const RESPONSE_BODY_BYTES = 4096;
 const MAX_RESPONSE_HEADERS = 64;
 const MAX_HEADER_VALUE = 1024;
 
-/** The answer's headers, bounded (count and length) before they are stored. */
-function headersOf(raw: http.IncomingHttpHeaders): Record<string, string> {
+/** The answer's raw headers (name, value, name, value… as undici hands them), bounded (count and length) before they are stored. */
+function headersOf(raw: Buffer[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw).slice(0, MAX_RESPONSE_HEADERS)) {
-    if (value === undefined) continue;
-    out[name] = (Array.isArray(value) ? value.join(', ') : value).slice(0, MAX_HEADER_VALUE).replace(/\u0000/g, '');
+  let kept = 0;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toString('latin1').toLowerCase();
+    const value = raw[i + 1]!.toString('latin1').replace(/\u0000/g, '');
+    if (name in out) out[name] = `${out[name]}, ${value}`.slice(0, MAX_HEADER_VALUE);
+    else if (kept++ < MAX_RESPONSE_HEADERS) out[name] = value.slice(0, MAX_HEADER_VALUE);
   }
   return out;
 }
@@ -45,13 +47,11 @@ export type SendOptions = {
   headers: Record<string, string>;
   timeoutMs: number;
   policy: UrlPolicy;
-  resolve?: Resolver;
   /**
-   * A keep-alive agent of this endpoint (deliver.ts keeps one per endpoint and URL): sockets are reused only
-   * for the endpoint they were opened for, each opened through the same guarded lookup. None: a fresh
-   * connection per request.
+   * The keep-alive pool of this endpoint for an origin (agents.ts keeps one per endpoint and origin): sockets are
+   * reused only for the endpoint they were opened for, each opened through the same guarded lookup.
    */
-  agent?: http.Agent;
+  pool: (origin: string) => Dispatcher;
 };
 
 const MAX_DRAIN_BYTES = 64 * 1024;
@@ -80,83 +80,97 @@ function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
   return (e.code ? `${e.code}: ${e.message}` : e.message ?? 'request failed').slice(0, 300);
 }
 
-/**
- * The answer to an attempt: its status now (the duration is to the status line), reported once the body's first
- * RESPONSE_BODY_BYTES are read or it ends. The rest is drained (bounded) so a keep-alive socket can be reused.
- */
-function readAnswer(res: http.IncomingMessage, durationMs: number, finish: (r: Answer, durationMs: number) => void, clearTimer: () => void) {
-  const status = res.statusCode ?? 0;
-  const ok = status >= 200 && status < 300;
-  const error = ok ? null
-    : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed`
-    : `HTTP ${status}`;
+const errorOf = (status: number) => (status >= 200 && status < 300 ? null
+  : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed`
+  : `HTTP ${status}`);
+
+/** The answer as it arrives: status and headers (when they came), then the body's first RESPONSE_BODY_BYTES. */
+function answerOf() {
+  let status: number | null = null;
+  let durationMs = 0;
+  let rawHeaders: Buffer[] = [];
   const chunks: Buffer[] = [];
   let seen = 0;
-  let reported = false;
-  // Called by whichever of the first 4 KB, 'end' and 'close' comes first: the answer is built once.
-  const done = () => {
-    if (reported) return;
-    reported = true;
-    const responseBody = chunks.length === 0 ? '' : Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8').replace(/\u0000/g, '');
-    finish({ status, error, retryAfterMs: parseRetryAfter(res.headers['retry-after']), responseHeaders: headersOf(res.headers), responseBody }, durationMs);
+  return {
+    status: () => status,
+    head(statusCode: number, headers: Buffer[], ms: number) {
+      status = statusCode;
+      rawHeaders = headers;
+      durationMs = ms;
+    },
+    /** Keeps what fits in RESPONSE_BODY_BYTES; returns the body's bytes seen so far. */
+    data(chunk: Buffer): number {
+      if (seen < RESPONSE_BODY_BYTES) chunks.push(chunk);
+      return (seen += chunk.length);
+    },
+    /** The answer, once its status is known; the duration is to the status line. */
+    built(): Answer & { durationMs: number } {
+      const headers = headersOf(rawHeaders);
+      const responseBody = chunks.length === 0 ? '' : Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8').replace(/\u0000/g, '');
+      return { status, error: errorOf(status!), retryAfterMs: parseRetryAfter(headers['retry-after']), responseHeaders: headers, responseBody, durationMs };
+    },
   };
-  res.on('data', (chunk: Buffer) => {
-    if (seen < RESPONSE_BODY_BYTES) chunks.push(chunk);
-    seen += chunk.length;
-    if (seen >= RESPONSE_BODY_BYTES) done();
-    if (seen > MAX_DRAIN_BYTES) res.destroy();
-  });
-  res.on('end', done);
-  res.on('error', () => {});
-  res.on('close', () => {
-    clearTimer();
-    done();
-  });
 }
 
 /**
- * One POST, re-checked against the SSRF policy: a literal address here (node skips `lookup` for those),
- * a name in `guardedLookup` at connect time. Redirects are never followed (node's client does not; a 3xx is reported as is). The whole
- * exchange up to the response status is bounded by `timeoutMs`; the body of the response is drained
- * (bounded), its first 4 KB kept for the delivery inspector. No socket is reused across endpoints: a fresh connection, or the endpoint's own agent.
+ * One POST through the endpoint's pool (undici's dispatch: no streams), re-checked against the SSRF policy: a literal
+ * address here (a socket skips `lookup` for those), a name in `guardedLookup` at connect time. Redirects are never
+ * followed (a 3xx is reported as is). The whole exchange is bounded by `timeoutMs`, connecting included: the attempt
+ * is reported as timed out then, and a request still waiting for its socket is aborted once it has one. The answer
+ * (its status, headers and first 4 KB, kept for the delivery inspector) is reported once those 4 KB are read or the
+ * body ends; the rest is drained (bounded) so the socket can be reused.
  */
 export function postWebhook(o: SendOptions): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const sentHeaders = { ...o.headers, 'Content-Length': String(Buffer.byteLength(o.body)) };
+  const failure = (err: unknown, timedOut: boolean): Answer & { durationMs: number } =>
+    ({ status: null, error: describe(err, timedOut, o.timeoutMs), retryAfterMs: null, responseHeaders: null, responseBody: null, durationMs: elapsed() });
   let url: URL;
   try {
     url = judgedUrl(o.url, o.policy);
   } catch (err) {
-    return Promise.resolve({
-      status: null, error: describe(err, false, o.timeoutMs), retryAfterMs: null, durationMs: elapsed(),
-      requestUrl: o.url, requestHeaders: o.headers, responseHeaders: null, responseBody: null,
-    });
+    return Promise.resolve({ ...failure(err, false), requestUrl: o.url, requestHeaders: sentHeaders });
   }
-  const client = url.protocol === 'https:' ? https : http;
-  const sentHeaders = { ...o.headers, 'Content-Length': String(Buffer.byteLength(o.body)) };
   return new Promise<SendResult>((resolve) => {
     let settled = false;
     let timedOut = false;
-    const finish = (r: Answer, durationMs = elapsed()) => {
+    let abort: ((err: Error) => void) | null = null;
+    const answer = answerOf();
+    // Reported once: by the first of the first 4 KB, the body's end, its failure and the timer.
+    const finish = (r: Answer & { durationMs: number }) => {
       if (settled) return;
       settled = true;
-      resolve({ ...r, durationMs, requestUrl: o.url, requestHeaders: sentHeaders });
+      resolve({ ...r, requestUrl: o.url, requestHeaders: sentHeaders });
     };
-    const req = client.request(url, {
-      method: 'POST',
-      headers: sentHeaders,
-      lookup: guardedLookup(o.policy, o.resolve) as never,
-      agent: o.agent ?? false,
-    });
     const timer = setTimeout(() => {
       timedOut = true;
-      req.destroy(new Error('timeout'));
+      finish(answer.status() !== null ? answer.built() : failure(new Error('timeout'), true));
+      abort?.(new Error('timeout'));
     }, o.timeoutMs);
-    req.on('response', (res) => readAnswer(res, elapsed(), finish, () => clearTimeout(timer)));
-    req.on('error', (err) => {
-      clearTimeout(timer);
-      finish({ status: null, error: describe(err, timedOut, o.timeoutMs), retryAfterMs: null, responseHeaders: null, responseBody: null });
+    o.pool(url.origin).dispatch({ path: `${url.pathname}${url.search}`, method: 'POST', headers: sentHeaders, body: o.body }, {
+      onConnect(a) {
+        if (timedOut) return a(new Error('timeout'));
+        abort = a;
+      },
+      onHeaders(statusCode, headers) {
+        if (statusCode >= 200) answer.head(statusCode, headers as Buffer[], elapsed()); // a 1xx: the answer follows
+        return true;
+      },
+      onData(chunk) {
+        const seen = answer.data(chunk);
+        if (seen >= RESPONSE_BODY_BYTES && !settled) finish(answer.built());
+        if (seen > MAX_DRAIN_BYTES) abort?.(new Error('response body too large to drain'));
+        return true;
+      },
+      onComplete() {
+        clearTimeout(timer);
+        finish(answer.built());
+      },
+      onError(err) {
+        clearTimeout(timer);
+        finish(answer.status() !== null ? answer.built() : failure(err, timedOut));
+      },
     });
-    req.end(o.body);
   });
 }

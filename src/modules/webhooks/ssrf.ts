@@ -167,9 +167,10 @@ export async function assertWebhookUrl(raw: string, policy: UrlPolicy, resolve: 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * `lookup` for node:http/https: resolves, validates every address, and gives the socket only validated
- * addresses, so the address connected to is the address checked (no second, unchecked resolution).
- * Node 20 asks for all addresses (autoSelectFamily); older callers ask for one.
+ * `lookup` for a socket's connect (`net`/`tls.connect`; the deliverer's undici pools pass it through, agents.ts):
+ * resolves, validates every address, and gives the socket only validated addresses, so the address connected to is
+ * the address checked (no second, unchecked resolution). Node 20 asks for all addresses (autoSelectFamily); older
+ * callers ask for one.
  */
 export function guardedLookup(policy: UrlPolicy, resolve: Resolver = systemResolver) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
