@@ -35,6 +35,10 @@ process.on('disconnect', () => process.exit(0));
 
 process.on('message', (msg: { id: number; cmd: string }) => {
   if (msg.cmd === 'count') return process.send!({ id: msg.id, result: count });
+  if (msg.cmd === 'cpu') {
+    const u = process.cpuUsage();
+    return process.send!({ id: msg.id, result: u.user + u.system });
+  }
   if (msg.cmd === 'arrivals') return process.send!({ id: msg.id, result: arrivals });
   if (msg.cmd === 'reset') {
     arrivals = [];

@@ -52,8 +52,8 @@ export function printTable(r: any) {
     }
   }
   if (r.webhooks) {
-    table('Webhook deliveries to a local receiver', ['db', 'endpoints', 'deliveries', 's', 'per s', 'bare client limit/s', 'ratio'],
-      r.webhooks.rows.map((x: any) => [x.db, x.endpoints, x.deliveries, x.seconds, x.per_s, x.limit?.per_s, x.ratio]));
+    table('Webhook deliveries to a local receiver', ['db', 'endpoints', 'deliveries', 's', 'per s', 'bare undici/s', 'ratio', 'bare node:http/s', 'ratio'],
+      r.webhooks.rows.map((x: any) => [x.db, x.endpoints, x.deliveries, x.seconds, x.per_s, x.limit?.per_s, x.ratio, x.node_http?.per_s, x.node_http?.ratio]));
   }
   if (r.explain) {
     table('EXPLAIN (ANALYZE) of list/filter queries (PostgreSQL)', ['query', 'index', 'ms'],

@@ -90,3 +90,30 @@ export function cpuSplit() {
     return { anvil_s: round(b.anvil - a.anvil, 2)!, postgres_s: round(b.postgres - a.postgres, 2)!, node_s: round((n.user + n.system) / 1e6, 2)! };
   };
 }
+
+/**
+ * CPU used so far (user + system, µs) by every process named `comm` on this machine, from /proc (Linux; null
+ * elsewhere). For PostgreSQL beside the bench: its backends live as long as the pool's connections, so the difference
+ * over a phase is that phase's database CPU (a backend that exits mid-phase takes its share with it).
+ */
+export function cpuOfProcesses(comm: string): number | null {
+  try {
+    const hz = 100; // USER_HZ: what /proc/<pid>/stat counts in on Linux
+    let ticks = 0;
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // exited meanwhile
+      }
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== comm) continue;
+      const fields = stat.slice(close + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    }
+    return (ticks * 1_000_000) / hz;
+  } catch {
+    return null;
+  }
+}

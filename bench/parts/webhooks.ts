@@ -11,13 +11,15 @@
 import { createLogger } from '../../src/lib/logger.js';
 import { emitEvents, type EmitManyInput } from '../../src/modules/events/emit-many.js';
 import http from 'node:http';
+import { sql } from 'kysely';
+import { Pool } from 'undici';
 import { createWebhookDeliverer, DEFAULT_CONCURRENCY, DEFAULT_PER_ENDPOINT } from '../../src/modules/webhooks/deliver.js';
 import { claimRepo } from '../../src/modules/webhooks/repo.js';
 import { createHarness, type Harness } from '../../test/helpers/harness.js';
 import { freshLocation, openLocation, type DbKind } from '../lib/db.js';
 import { startReceiver, type Receiver } from '../lib/receiver.js';
 import { profileWhile, type ProfileBreakdown } from '../lib/profile.js';
-import { loadAvg, log, round, sleep } from '../lib/util.js';
+import { cpuOfProcesses, loadAvg, log, round, sleep } from '../lib/util.js';
 
 const PER_PLATFORM = 16;
 
@@ -31,8 +33,8 @@ const payload = (i: number) => ({
   tx_hash: `0x${'cd'.repeat(32)}`, refunded_amount: '0', checkout_session_id: null, failure_reason: null, created_at: new Date().toISOString(), confirmed_at: new Date().toISOString(),
 });
 
-/** One POST on a keep-alive agent; resolves with the status once the answer is read. */
-const post = (url: string, body: string, agent: http.Agent) => new Promise<number>((resolve, reject) => {
+/** One POST on a keep-alive agent (node:http); resolves with the status once the answer is read. */
+const postNode = (url: string, body: string, agent: http.Agent) => new Promise<number>((resolve, reject) => {
   const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
     res.resume();
     res.on('end', () => resolve(res.statusCode ?? 0));
@@ -41,28 +43,54 @@ const post = (url: string, body: string, agent: http.Agent) => new Promise<numbe
   req.end(body);
 });
 
+/** One POST through an undici pool (its dispatch API, as the deliverer sends); resolves with the status once the answer is read. */
+const postUndici = (pool: Pool, path: string, body: string) => new Promise<number>((resolve, reject) => {
+  let status = 0;
+  pool.dispatch({ path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, body }, {
+    onConnect() {},
+    onHeaders(s) { status = s; return true; },
+    onData() { return true; },
+    onComplete() { resolve(status); },
+    onError: reject,
+  });
+});
+
 /**
  * The limit: a bare keep-alive HTTP client posting the same number of bodies of the same size to the same
  * receiver and URLs, with as many requests in flight as the deliverer may have (its caps), and nothing else
- * (no database, no signing): what the receiver and the machine's loopback take at that concurrency.
+ * (no database, no signing): what the receiver and the machine's loopback take at that concurrency. `undici`: the
+ * deliverer's own HTTP library, one pool per endpoint as it keeps them (the ratio's limit); `node:http`: Node's
+ * client, one keep-alive agent, for reference.
  */
-async function bareClient(receiver: Receiver, endpoints: number, total: number) {
+async function bareClient(receiver: Receiver, endpoints: number, total: number, library: 'undici' | 'node:http') {
   const inFlight = Math.min(DEFAULT_CONCURRENCY, endpoints * DEFAULT_PER_ENDPOINT);
   const agent = new http.Agent({ keepAlive: true, maxSockets: DEFAULT_PER_ENDPOINT });
+  const pools = new Map<string, Pool>();
   const body = JSON.stringify({ id: 'evt_bench', type: 'order.confirmed', created_at: new Date().toISOString(), data: { object: payload(0) } });
+  const origin = new URL(receiver.url).origin;
+  const path = new URL(receiver.url).pathname;
   await receiver.call('reset');
   let next = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: inFlight }, async () => {
     while (next < total) {
       const i = next++;
-      const status = await post(`${receiver.url}?e=${Math.floor(i % endpoints / PER_PLATFORM)}_${i % endpoints % PER_PLATFORM}`, body, agent);
+      const query = `?e=${Math.floor(i % endpoints / PER_PLATFORM)}_${i % endpoints % PER_PLATFORM}`;
+      let status;
+      if (library === 'node:http') {
+        status = await postNode(`${receiver.url}${query}`, body, agent);
+      } else {
+        let pool = pools.get(query);
+        if (!pool) pools.set(query, (pool = new Pool(origin, { connections: DEFAULT_PER_ENDPOINT, pipelining: 1 })));
+        status = await postUndici(pool, `${path}${query}`, body);
+      }
       if (status !== 200) throw new Error(`bare client: HTTP ${status}`);
     }
   }));
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  return { in_flight: inFlight, deliveries: total, seconds: round(seconds, 2)!, per_s: round(total / seconds, 0)! };
+  await Promise.all([...pools.values()].map((p) => p.destroy()));
+  return { library, in_flight: inFlight, deliveries: total, seconds: round(seconds, 2)!, per_s: round(total / seconds, 0)! };
 }
 
 /**
@@ -95,6 +123,18 @@ function timeRepo() {
   };
 }
 
+/** CPU used so far (µs) by this process, the receiver's and PostgreSQL's (when it runs on this machine). */
+async function machineCpu(receiver: Receiver) {
+  const own = process.cpuUsage();
+  return { bench: own.user + own.system, receiver: await receiver.call<number>('cpu'), postgres: cpuOfProcesses('postgres') };
+}
+type MachineCpu = Awaited<ReturnType<typeof machineCpu>>;
+/** µs of CPU per delivery in each process between two snapshots: the whole machine's cost of one delivery. */
+const cpuPer = (a: MachineCpu, b: MachineCpu, n: number) => ({
+  bench: round((b.bench - a.bench) / n, 0), receiver: round((b.receiver - a.receiver) / n, 0),
+  postgres: a.postgres === null || b.postgres === null ? null : round((b.postgres - a.postgres) / n, 0),
+});
+
 async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, deliveries: number) {
   const loc = await freshLocation(kind);
   const h: Harness = await createHarness({ database: openLocation(loc), logger: createLogger('silent', 'devnet') });
@@ -119,14 +159,19 @@ async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, del
       await h.db.transaction().execute((tx) => emitEvents(tx, batch));
     }
     const total = events * endpoints;
+    // Statistics as autovacuum keeps them (it analyzes a table within a minute of this many inserts): a fresh database has none.
+    if (kind === 'postgres') await sql`analyze`.execute(h.db);
     const dir = process.env.BENCH_PROFILE;
     const profiled = <T>(name: string, fn: () => Promise<T>, per: () => number) =>
       dir ? profileWhile(fn, per, `${dir}/${kind}-${endpoints}-${name}.cpuprofile`) : fn().then((result) => ({ result, us_per_unit: null as ProfileBreakdown | null }));
-    const bare = await profiled('bare', () => bareClient(receiver, endpoints, total), () => total);
-    const limit = bare.result;
+    const bareCpu = await machineCpu(receiver);
+    const bare = await profiled('bare', () => bareClient(receiver, endpoints, total, 'undici'), () => total);
+    const limit = { ...bare.result, cpu_us_per_request: cpuPer(bareCpu, await machineCpu(receiver), total) };
+    const nodeHttp = (await bareClient(receiver, endpoints, total, 'node:http'));
     await receiver.call('reset');
     const timing = timeRepo();
     const cpu = process.cpuUsage();
+    const before = await machineCpu(receiver);
     const deliverer = createWebhookDeliverer({ db: h.db, config: h.config, logger: createLogger('silent', 'devnet'), secrets: h.services.webhookSecrets });
     const started = performance.now();
     let done = 0;
@@ -143,10 +188,10 @@ async function scenario(kind: DbKind, receiver: Receiver, endpoints: number, del
     const seconds = (performance.now() - started) / 1000;
     await deliverer.stop();
     const used = process.cpuUsage(cpu);
-    const breakdown = { ...timing.stop(), bench_cpu_pct: round((used.user + used.system) / 10_000 / seconds, 0) };
+    const breakdown = { ...timing.stop(), bench_cpu_pct: round((used.user + used.system) / 10_000 / seconds, 0), cpu_us_per_delivery: cpuPer(before, await machineCpu(receiver), done) };
     const perS = round(done / seconds, 0)!;
     const cpu_us_per_delivery = run.us_per_unit ? { deliverer: run.us_per_unit, bare_client: bare.us_per_unit } : undefined;
-    return { db: kind, endpoints, deliveries: done, seconds: round(seconds, 2)!, per_s: perS, limit, ratio: round(perS / limit.per_s, 2), breakdown, cpu_us_per_delivery, load_avg: loadAvg() };
+    return { db: kind, endpoints, deliveries: done, seconds: round(seconds, 2)!, per_s: perS, limit, ratio: round(perS / limit.per_s, 2), node_http: { per_s: nodeHttp.per_s, ratio: round(perS / nodeHttp.per_s, 2) }, breakdown, cpu_us_per_delivery, load_avg: loadAvg() };
   } finally {
     await h.close();
     await loc.dispose();
@@ -162,7 +207,7 @@ export async function benchWebhooks(o: { dbs: DbKind[]; deliveries?: number }) {
         log(`webhooks/${kind}: ${endpoints} endpoint(s)`);
         rows.push(await scenario(kind, receiver, endpoints, o.deliveries ?? 5000));
         const row = rows.at(-1)!;
-        log(`  ${row.deliveries} deliveries in ${row.seconds} s (${row.per_s}/s; bare ${row.limit.per_s}/s, ratio ${row.ratio}) ${JSON.stringify(row.breakdown)}`);
+        log(`  ${row.deliveries} deliveries in ${row.seconds} s (${row.per_s}/s; bare undici ${row.limit.per_s}/s, ratio ${row.ratio}; bare node:http ${row.node_http.per_s}/s, ratio ${row.node_http.ratio}) ${JSON.stringify(row.breakdown)}`);
         if (row.cpu_us_per_delivery) log(`  CPU µs per delivery: ${JSON.stringify(row.cpu_us_per_delivery)}`);
       }
     }
