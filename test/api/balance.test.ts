@@ -114,6 +114,29 @@ describe('GET /v1/balance', () => {
     expect(await recount()).toEqual([{ m: m1.external_id, held: '2820000' }]);
   });
 
+  it('moves the held reserve once per statement: one update of many orders, both ways, equals a recount (migration 040)', async () => {
+    const kept = async () => (await sql<{ m: string; held: string; first: Date }>`select merchant_id as m, held::text as held, first_release_at as first
+      from balance_reserves where platform_id = ${p.platformId} and held <> 0 order by 1`.execute(h.db)).rows;
+    const recount = async () => (await sql<{ m: string; held: string; first: Date }>`select merchant_external_id as m, sum(reserve_remaining)::text as held,
+      min(reserve_release_at) as first from orders where platform_id = ${p.platformId} and reserve_remaining > 0 group by 1 order by 1`.execute(h.db)).rows;
+    const before = await kept();
+    const paid = sql`platform_id = ${p.platformId} and reserve_release_at is not null`;
+    // Every paid order of both merchants in one statement: each gets a reserve (some had none) and a later hold end.
+    await sql`update orders set reserve_remaining = reserve_remaining + 1000, reserve_release_at = reserve_release_at + interval '2 days' where ${paid}`.execute(h.db);
+    expect(await kept()).toEqual(await recount());
+    expect((await kept()).length).toBeGreaterThan(before.length - 1);
+    // One statement moving some orders' hold end earlier and others' reserve to nothing: the earliest is looked up again.
+    await sql`update orders set reserve_remaining = case when reserve_remaining % 2 = 0 then 0 else reserve_remaining end,
+      reserve_release_at = reserve_release_at - interval '3 days' where ${paid}`.execute(h.db);
+    expect(await kept()).toEqual(await recount());
+    // A statement that changes neither column moves nothing.
+    await sql`update orders set metadata = metadata where ${paid}`.execute(h.db);
+    expect(await kept()).toEqual(await recount());
+    // Back as it was, in one statement.
+    await sql`update orders set reserve_remaining = greatest(reserve_remaining - 1000, 0), reserve_release_at = reserve_release_at + interval '1 day' where ${paid}`.execute(h.db);
+    expect(await kept()).toEqual(await recount());
+  });
+
   it("shows another platform nothing of this one's, and 404s a merchant that is not the caller's", async () => {
     const b = (await get('/v1/balance', other.secretKey)).body;
     expect(b).toMatchObject({ gross_volume: '0.00', reserve_held: '0.00', merchants: [] });
