@@ -64,7 +64,7 @@ const postUndici = (pool: Pool, path: string, body: string) => new Promise<numbe
  */
 async function bareClient(receiver: Receiver, endpoints: number, total: number, library: 'undici' | 'node:http') {
   const inFlight = Math.min(DEFAULT_CONCURRENCY, endpoints * DEFAULT_PER_ENDPOINT);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: DEFAULT_PER_ENDPOINT });
+  const agent = library === 'node:http' ? new http.Agent({ keepAlive: true, maxSockets: DEFAULT_PER_ENDPOINT }) : null;
   const pools = new Map<string, Pool>();
   const body = JSON.stringify({ id: 'evt_bench', type: 'order.confirmed', created_at: new Date().toISOString(), data: { object: payload(0) } });
   const origin = new URL(receiver.url).origin;
@@ -78,7 +78,7 @@ async function bareClient(receiver: Receiver, endpoints: number, total: number, 
       const query = `?e=${Math.floor(i % endpoints / PER_PLATFORM)}_${i % endpoints % PER_PLATFORM}`;
       let status;
       if (library === 'node:http') {
-        status = await postNode(`${receiver.url}${query}`, body, agent);
+        status = await postNode(`${receiver.url}${query}`, body, agent!);
       } else {
         let pool = pools.get(query);
         if (!pool) pools.set(query, (pool = new Pool(origin, { connections: DEFAULT_PER_ENDPOINT, pipelining: 1 })));
@@ -88,7 +88,7 @@ async function bareClient(receiver: Receiver, endpoints: number, total: number, 
     }
   }));
   const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
+  agent?.destroy();
   await Promise.all([...pools.values()].map((p) => p.destroy()));
   return { library, in_flight: inFlight, deliveries: total, seconds: round(seconds, 2)!, per_s: round(total / seconds, 0)! };
 }

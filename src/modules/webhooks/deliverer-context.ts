@@ -55,7 +55,7 @@ export type DelivererCtx = {
   db: Db; log: Logger; metrics?: Metrics; secrets: WebhookSecrets; clock: Clock;
   timeoutMs: number; scheduleMs: readonly number[]; retryAfterCapMs: number; random?: () => number;
   concurrency: number; perEndpoint: number; leaseMs: number; disableAfterMs: number;
-  policy: UrlPolicy; resolve: Resolver;
+  policy: UrlPolicy;
   agents: ReturnType<typeof createAgentPool>;
   successes: ReturnType<typeof createSuccessRecorder>;
   /** True once stop() began: outcomes are no longer held through a database outage. */
@@ -93,14 +93,13 @@ export function delivererContext(deps: DelivererDeps, opts: DelivererOptions, st
   const clock = deps.clock ?? systemClock;
   const log = deps.logger.child({ worker: 'webhooks' });
   const policy = policyForEnv(deps.config.env);
-  const resolve = opts.resolve ?? systemResolver;
   return {
     db: deps.db, log, metrics: deps.metrics, secrets: openingOnce(deps.secrets), clock,
     timeoutMs, scheduleMs: opts.scheduleMs ?? RETRY_SCHEDULE_MS, retryAfterCapMs: opts.retryAfterCapMs ?? RETRY_AFTER_CAP_MS, random: opts.random,
     concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY, perEndpoint, leaseMs: opts.leaseMs ?? timeoutMs + 30_000,
     disableAfterMs: opts.disableAfterMs ?? DISABLE_AFTER_MS,
-    policy, resolve,
-    agents: createAgentPool(perEndpoint, timeoutMs, policy, resolve),
+    policy,
+    agents: createAgentPool(perEndpoint, timeoutMs, policy, opts.resolve ?? systemResolver),
     successes: createSuccessRecorder(deps.db, log, stopping),
     stopping,
   };
