@@ -153,10 +153,10 @@ function pgListener(connectionString: string, channel: string, h: ListenHandlers
   };
 }
 
-/** dataDir null → in-memory (tests). */
-export function openPglite(dataDir: string | null): Database {
+/** dataDir null → in-memory (tests). `loadDataDir`: start from a dump of another instance (PGlite.dumpDataDir) instead of an empty cluster. */
+export function openPglite(dataDir: string | null, o: { loadDataDir?: Blob } = {}): Database {
   if (dataDir) mkdirSync(path.dirname(dataDir), { recursive: true });
-  const pglite = new PGlite(dataDir ?? undefined, { parsers: { [INT8]: parseInt8 } });
+  const pglite = new PGlite({ ...(dataDir ? { dataDir } : {}), ...(o.loadDataDir ? { loadDataDir: o.loadDataDir } : {}), parsers: { [INT8]: parseInt8 } });
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { buildApp, type App } from '../../src/app.js';
@@ -18,27 +19,52 @@ const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.
 export const ADMIN_TOKEN = 'adm_test_token_0123456789abcdef';
 export const BASE = 'http://localhost:3000';
 
-export async function freshDatabase(): Promise<Database & { url?: string }> {
-  if (TEST_DB === 'pglite') return openPglite(null);
-  const name = `trisettle_t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+/** Where the test run's migrated database is (test/global-setup.ts): a PGlite dump file, a PostgreSQL template's name. */
+export const PGLITE_DUMP_ENV = 'TRISETTLE_TEST_PGLITE_DUMP';
+export const PG_TEMPLATE_ENV = 'TRISETTLE_TEST_PG_TEMPLATE';
+
+/** One statement on the machine's PostgreSQL as its admin (create and drop databases). */
+export async function adminQuery(text: string) {
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    await admin.query(text);
+  } finally {
+    await admin.end();
+  }
+}
+
+export const databaseUrl = (name: string) => {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const database = openPostgres(url.toString(), 20);
+  return url.toString();
+};
+
+/** An empty database: in-memory PGlite, or a new database on the machine's PostgreSQL, dropped by close(). */
+export async function freshDatabase(o: { template?: string } = {}): Promise<Database & { url?: string }> {
+  if (TEST_DB === 'pglite') return openPglite(null);
+  const name = `trisettle_t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`create database ${name}${o.template ? ` template ${o.template}` : ''}`);
+  const url = databaseUrl(name);
+  const database = openPostgres(url, 20);
   return {
     ...database,
-    url: url.toString(),
+    url,
     async close() {
       await database.close();
-      const a = new pg.Client({ connectionString: ADMIN_URL });
-      await a.connect();
-      await a.query(`drop database if exists ${name} with (force)`);
-      await a.end();
+      await adminQuery(`drop database if exists ${name} with (force)`);
     },
   };
+}
+
+/**
+ * A database holding every migration: a copy of the run's migrated one (test/global-setup.ts) when there is one,
+ * else a fresh database (the caller migrates it either way: a copy has nothing left to apply).
+ */
+export async function migratedDatabase(): Promise<Database & { url?: string }> {
+  const dump = process.env[PGLITE_DUMP_ENV];
+  if (TEST_DB === 'pglite') return dump ? openPglite(null, { loadDataDir: new Blob([readFileSync(dump)]) }) : openPglite(null);
+  return freshDatabase({ template: process.env[PG_TEMPLATE_ENV] });
 }
 
 /**
@@ -61,7 +87,7 @@ export type ReqOpts = { body?: unknown; raw?: string; headers?: Record<string, s
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
 
 export async function createHarness(opts: { config?: Partial<Config>; chains?: ChainConfig[]; database?: Database; logger?: Logger; authSecret?: string; clock?: Clock } = {}) {
-  const database = opts.database ?? (await freshDatabase());
+  const database = opts.database ?? (await migratedDatabase());
   await migrate(database.db);
   const config = testConfig(opts.config, opts.chains ?? [API_ONLY_CHAIN]);
   const logger = opts.logger ?? createLogger('silent', config.env);
